@@ -1,0 +1,50 @@
+/* nbd-libev-examples: opening NBD connections for the examples.
+ *
+ * Every example opens its handles the same way: create, set the options
+ * that matter before the handshake, connect synchronously (the event
+ * loop only starts once both ends are known to work, so a bad URI or a
+ * dead server is reported before anything is read or written), and check
+ * the sizes the program will use against the server's block size limits.
+ */
+
+#ifndef NBD_LIBEV_EXAMPLES_CONNECT_H
+#define NBD_LIBEV_EXAMPLES_CONNECT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <libnbd.h>
+
+/* Largest request the examples send.  The NBD protocol says a client
+ * should not send more than 32 MiB unless the server advertised a larger
+ * maximum block size; staying below it works with every server.
+ */
+#define MAX_REQUEST_SIZE (32 * 1024 * 1024)
+
+struct connect_options {
+  /* nbd_set_pread_initialize: true makes libnbd zero every read buffer
+   * before the read, which only matters for programs that might use a
+   * buffer after a failed read.
+   */
+  bool pread_initialize;
+
+  /* Ask for the base:allocation meta context, for block status. */
+  bool want_extents;
+};
+
+/* Connect to uri.  name ("source", "destination") labels messages.
+ * Any failure is fatal, with libnbd's message.
+ */
+struct nbd_handle *connect_uri (const char *uri, const char *name,
+                                const struct connect_options *opts);
+
+/* Check that request_size suits the server: a multiple of its minimum
+ * block size and no larger than its maximum.  Fatal if not.
+ */
+void check_request_size (struct nbd_handle *nbd, const char *name,
+                         uint64_t request_size);
+
+/* The export size, or fatal. */
+uint64_t export_size (struct nbd_handle *nbd, const char *name);
+
+#endif /* NBD_LIBEV_EXAMPLES_CONNECT_H */

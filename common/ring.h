@@ -1,0 +1,120 @@
+/* nbd-libev-examples: the request ring.
+ *
+ * A fixed array of request slots, each with a buffer allocated once
+ * (page-aligned, so servers and kernels can use it without bouncing) and
+ * an explicit state.  A program takes an idle slot, starts a command
+ * with the slot's buffer, marks the slot when the command completes, and
+ * gives the slot back in one of two ways:
+ *
+ *  - ring_release: any order.  A copier reuses whichever slot finished
+ *    first, so one slow request never holds up the others.
+ *
+ *  - ring_retire_head: issue order.  A checksum must consume data in
+ *    offset order; it takes the oldest slot only when that slot is done,
+ *    the in-order consumer of liburing's examples.
+ *
+ * A ring is created for one of the two disciplines and checks that the
+ * program keeps to it.  The ring does no I/O and knows nothing of libnbd
+ * or libev, which is what makes it easy to unit-test (tests/test-ring.c).
+ */
+
+#ifndef NBD_LIBEV_EXAMPLES_RING_H
+#define NBD_LIBEV_EXAMPLES_RING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum slot_state {
+  SLOT_IDLE,            /* free: ring_take may hand it out */
+  SLOT_READING,         /* a read (or other input step) is in flight */
+  SLOT_READ_DONE,       /* input is in the buffer, waiting for the program */
+  SLOT_WRITING,         /* a write or zero command is in flight */
+  SLOT_DONE,            /* all work finished; waiting to be given back */
+  SLOT_FAILED,          /* a command failed; slot->error says why */
+};
+#define SLOT_NR_STATES (SLOT_FAILED + 1)
+
+/* Names for debug output, indexed by enum slot_state. */
+extern const char *const slot_state_names[SLOT_NR_STATES];
+
+enum ring_order {
+  RING_ANY_ORDER,       /* slots come back with ring_release */
+  RING_IN_ORDER,        /* slots come back with ring_retire_head */
+};
+
+struct ring;
+
+struct slot {
+  struct ring *ring;    /* back pointer, for completion callbacks */
+  unsigned index;       /* position in the ring, for debug output */
+  enum slot_state state;
+  int kind;             /* the program's own tag (e.g. data or zero) */
+  uint64_t seq;         /* issue number, counted from 0 */
+  uint64_t offset;
+  uint64_t length;      /* may exceed buf_size for work without a buffer */
+  uint64_t start_ns;    /* when ring_take handed the slot out */
+  int error;            /* errno of the failed command, with SLOT_FAILED */
+  void *buf;            /* buf_size bytes, page-aligned */
+};
+
+struct ring {
+  enum ring_order order;
+  unsigned nr_slots;
+  size_t buf_size;
+  unsigned in_use;      /* slots not SLOT_IDLE */
+  uint64_t next_seq;    /* seq of the next slot taken */
+  uint64_t head_seq;    /* with RING_IN_ORDER: oldest seq not retired */
+  struct slot *slots;
+  unsigned *free;       /* stack of idle slot indexes */
+  unsigned nr_free;
+  unsigned *fifo;       /* with RING_IN_ORDER: index of seq s at s % nr_slots */
+};
+
+/* Allocate nr_slots slots with a buf_size buffer each (buf_size may be 0
+ * for a ring whose work needs no buffers).  Returns NULL with errno set.
+ */
+struct ring *ring_new (unsigned nr_slots, size_t buf_size,
+                       enum ring_order order);
+void ring_free (struct ring *ring);
+
+/* Take an idle slot, or NULL if all are in use.  The slot is set to
+ * SLOT_READING with the given offset and length; a program whose first
+ * step is not a read sets slot->state itself.
+ */
+struct slot *ring_take (struct ring *ring, uint64_t offset, uint64_t length);
+
+/* Record the completion of a command on the slot.  A zero error moves
+ * the slot to next_state; otherwise it becomes SLOT_FAILED and keeps the
+ * error.  Safe to call from a libnbd completion callback, as it only
+ * changes the slot.
+ */
+void ring_complete (struct slot *slot, int error, enum slot_state next_state);
+
+/* RING_ANY_ORDER: give a slot back at once, whatever its age. */
+void ring_release (struct slot *slot);
+
+/* RING_IN_ORDER: the oldest slot in use, or NULL if none is. */
+struct slot *ring_head (struct ring *ring);
+
+/* RING_IN_ORDER: give back the oldest slot; it must be ring_head. */
+void ring_retire_head (struct ring *ring);
+
+/* With -v: one line about the slot, tagged with its index, sequence
+ * number and state, and the time since it was taken.
+ */
+void slot_debug (const struct slot *slot, const char *event);
+
+static inline bool
+ring_idle (const struct ring *ring)
+{
+  return ring->in_use == 0;
+}
+
+static inline bool
+ring_full (const struct ring *ring)
+{
+  return ring->nr_free == 0;
+}
+
+#endif /* NBD_LIBEV_EXAMPLES_RING_H */

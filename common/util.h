@@ -1,0 +1,77 @@
+/* nbd-libev-examples: small helpers shared by the examples.
+ *
+ * Contract: every function here is self-contained and has a unit test
+ * in tests/test-util.c.  Nothing here knows about libev or libnbd, so
+ * a reader can copy any one function on its own.
+ */
+
+#ifndef NBD_LIBEV_EXAMPLES_UTIL_H
+#define NBD_LIBEV_EXAMPLES_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Fully parenthesised, as the arguments may be expressions.  Each
+ * argument is evaluated twice, so never pass anything with a side effect.
+ */
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+
+/* The program's name for messages, set from argv[0] by set_progname. */
+extern const char *progname;
+void set_progname (const char *argv0);
+
+/* Print "progname: message" on stderr and exit with status 1. */
+void die (const char *fmt, ...)
+  __attribute__ ((format (printf, 1, 2), noreturn));
+
+/* Parse a size such as "512", "64k", "1M" or "2G" (powers of 1024, upper
+ * or lower case, an optional trailing "B" or "iB").  Returns 0 and sets
+ * *ret, or -1 with errno set (EINVAL for garbage or a negative number,
+ * ERANGE for a value that does not fit in 63 bits).
+ */
+int parse_size (const char *str, uint64_t *ret);
+
+/* Parse a decimal count in [min, max].  Returns 0 or -1 (errno set). */
+int parse_count (const char *str, unsigned min, unsigned max, unsigned *ret);
+
+/* Format a byte count for people, e.g. "1.0 GiB", into buf. */
+const char *human_size (uint64_t bytes, char *buf, size_t len);
+
+/* True if len is a power of two (and not 0). */
+static inline bool
+is_power_of_2 (uint64_t v)
+{
+  return v != 0 && (v & (v - 1)) == 0;
+}
+
+/* True if the whole buffer is zero.  Compares the buffer with itself
+ * shifted by one byte after checking the first 16, which lets memcmp use
+ * its vector code; the idea comes from nbdkit's common/include/iszero.h.
+ */
+bool is_zero (const void *buf, size_t len);
+
+/* Monotonic time in nanoseconds, for request timings and throughput. */
+uint64_t now_ns (void);
+
+/* Progress output on stderr, at most a few times a second.  Call
+ * progress_update as work completes and progress_done once at the end.
+ */
+struct progress {
+  bool enabled;
+  uint64_t total;               /* bytes of work in all */
+  uint64_t start_ns;
+  uint64_t last_ns;             /* when the line was last printed */
+};
+void progress_init (struct progress *p, bool enabled, uint64_t total);
+void progress_update (struct progress *p, uint64_t done);
+void progress_done (struct progress *p, uint64_t done);
+
+/* Opt-in debug output (-v): a line on stderr tagged with the time since
+ * the program started, so a reader can watch the request ring work.
+ */
+extern bool verbose;
+void debug (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
+
+#endif /* NBD_LIBEV_EXAMPLES_UTIL_H */

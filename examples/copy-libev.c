@@ -1,0 +1,368 @@
+/* copy-libev: copy an NBD image to another NBD server from one libev loop.
+ *
+ * What it shows:
+ *
+ *  - libev integration: one ev_io watcher per NBD handle, its events
+ *    recomputed from nbd_aio_get_direction in an ev_prepare watcher just
+ *    before the loop blocks (common/nbd-ev.c).
+ *
+ *  - A ring of requests (common/ring.c): REQUESTS slots, each with its
+ *    own buffer, cycle through read -> write -> idle.  Any slot that
+ *    finishes is reused at once, so one slow request never stalls the
+ *    others.
+ *
+ *  - nbd_set_pread_initialize(false): libnbd need not clear each read
+ *    buffer first, which was measured 3-10% faster.  It is safe here
+ *    because a buffer is written only after its read succeeded.
+ *
+ * Run it against captive servers:
+ *
+ *   nbdkit -U - pattern 1G --run 'nbdkit -U - memory 1G --run \
+ *     "./copy-libev --progress $uri \$uri"'
+ *
+ * (the outer $uri is the pattern source, the escaped inner one the
+ * memory destination).  Build it on its own from the repository root:
+ *
+ *   cc -O2 -Icommon examples/copy-libev.c common/connect.c common/nbd-ev.c \
+ *     common/ring.c common/util.c -o copy-libev -lnbd -lev
+ */
+
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libnbd.h>
+
+#include <ev.h>
+
+#include "connect.h"
+#include "nbd-ev.h"
+#include "ring.h"
+#include "util.h"
+
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION "standalone"
+#endif
+
+/* Requests in flight.  Measured on the libnbd list, about 16 keeps both
+ * servers busy; more only adds memory and latency per request.
+ */
+#define DEFAULT_REQUESTS 16
+#define MAX_REQUESTS 256
+
+/* Bytes per request.  1 MiB beat 32 MiB by 23% on real storage: large
+ * requests leave the pipeline empty while each one is read whole.
+ */
+#define DEFAULT_REQUEST_SIZE (1024 * 1024)
+#define MIN_REQUEST_SIZE 512
+
+/* What a slot is doing, kept in slot->kind for error messages. */
+enum op { OP_READ, OP_WRITE };
+
+enum flush_state { FLUSH_NONE, FLUSH_IN_FLIGHT, FLUSH_DONE };
+
+static struct nbd_ev src, dst;
+static struct ring *ring;
+static uint64_t size;           /* bytes to copy: the source's size */
+static uint64_t next_offset;    /* where the next read starts */
+static uint64_t bytes_written;  /* bytes the destination confirmed */
+static bool want_flush;
+static enum flush_state flush_state = FLUSH_NONE;
+static int flush_error;
+static struct progress progress;
+
+/* Completion callbacks run inside libnbd while it holds the handle's
+ * lock, so they must not start new commands on that handle.  They only
+ * record the result in the slot; the prepare watcher (pump_cb) acts on
+ * it in the next loop iteration.  Returning 1 retires the command, so
+ * nbd_aio_command_completed is never needed.
+ */
+static int
+read_done (void *user_data, int *error)
+{
+  ring_complete (user_data, *error, SLOT_READ_DONE);
+  return 1;
+}
+
+static int
+write_done (void *user_data, int *error)
+{
+  ring_complete (user_data, *error, SLOT_DONE);
+  return 1;
+}
+
+static int
+flush_done (void *user_data, int *error)
+{
+  flush_error = *error;
+  flush_state = FLUSH_DONE;
+  return 1;
+}
+
+static void
+start_read (struct slot *slot)
+{
+  nbd_completion_callback cb = { .callback = read_done, .user_data = slot };
+
+  slot->kind = OP_READ;
+  slot_debug (slot, "read");
+  if (nbd_aio_pread (src.nbd, slot->buf, slot->length, slot->offset,
+                     cb, 0) == -1)
+    die ("source: read at offset %" PRIu64 " length %" PRIu64 ": %s",
+         slot->offset, slot->length, nbd_get_error ());
+}
+
+static void
+start_write (struct slot *slot)
+{
+  nbd_completion_callback cb = { .callback = write_done, .user_data = slot };
+
+  slot->kind = OP_WRITE;
+  slot->state = SLOT_WRITING;
+  slot_debug (slot, "write");
+  if (nbd_aio_pwrite (dst.nbd, slot->buf, slot->length, slot->offset,
+                      cb, 0) == -1)
+    die ("destination: write at offset %" PRIu64 " length %" PRIu64 ": %s",
+         slot->offset, slot->length, nbd_get_error ());
+}
+
+/* A failed command ends the copy.  The slot's buffer is never written
+ * anywhere after a failed read: with pread_initialize off it holds
+ * whatever the previous request left, not the source's data.
+ */
+static void __attribute__ ((noreturn))
+slot_failed (const struct slot *slot)
+{
+  slot_debug (slot, "failed");
+  die ("%s failed at offset %" PRIu64 " length %" PRIu64 ": %s",
+       slot->kind == OP_READ ? "source: read" : "destination: write",
+       slot->offset, slot->length, strerror (slot->error));
+}
+
+static void
+start_flush (void)
+{
+  nbd_completion_callback cb = { .callback = flush_done };
+
+  /* A server that cannot flush writes through, so there is nothing to
+   * wait for.
+   */
+  if (nbd_can_flush (dst.nbd) != 1) {
+    debug ("destination cannot flush; its writes are already stable");
+    flush_state = FLUSH_DONE;
+    return;
+  }
+  debug ("flush");
+  if (nbd_aio_flush (dst.nbd, cb, 0) == -1)
+    die ("destination: flush: %s", nbd_get_error ());
+  flush_state = FLUSH_IN_FLIGHT;
+}
+
+/* The heart of the program, run before the loop blocks each time: act on
+ * every slot whose command completed, then fill idle slots with reads.
+ * A slot freed by a finished write is reused in the same pass, whatever
+ * its position in the ring.
+ */
+static void
+pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
+{
+  struct slot *slot;
+  unsigned i;
+
+  for (i = 0; i < ring->nr_slots; i++) {
+    slot = &ring->slots[i];
+    switch (slot->state) {
+    case SLOT_READ_DONE:
+      slot_debug (slot, "read done");
+      start_write (slot);
+      break;
+    case SLOT_DONE:
+      slot_debug (slot, "write done");
+      bytes_written += slot->length;
+      progress_update (&progress, bytes_written);
+      ring_release (slot);
+      break;
+    case SLOT_FAILED:
+      slot_failed (slot);
+    case SLOT_IDLE:
+    case SLOT_READING:
+    case SLOT_WRITING:
+      break;
+    }
+  }
+
+  while (next_offset < size &&
+         (slot = ring_take (ring, next_offset,
+                            MIN (ring->buf_size, size - next_offset))) != NULL) {
+    next_offset += slot->length;
+    start_read (slot);
+  }
+
+  if (next_offset < size || !ring_idle (ring))
+    return;
+
+  /* Every byte is written.  Flush if asked, then stop the loop. */
+  if (want_flush && flush_state == FLUSH_NONE)
+    start_flush ();
+  if (want_flush && flush_state != FLUSH_DONE)
+    return;
+  if (flush_error)
+    die ("destination: flush failed: %s", strerror (flush_error));
+  ev_break (loop, EVBREAK_ALL);
+}
+
+static void __attribute__ ((noreturn))
+usage (FILE *fp, int status)
+{
+  fprintf (fp,
+"Usage: %s [OPTIONS] SRC-URI DST-URI\n"
+"Copy an NBD image to another NBD server with a ring of asynchronous\n"
+"requests in one libev event loop.  URIs are as libnbd accepts them,\n"
+"for example nbd://host/export or nbd+unix:///?socket=/path.\n"
+"\n"
+"Options:\n"
+"  --requests=N        requests in flight (1-%d, default %d)\n"
+"  --request-size=SIZE bytes per request (%d to %dM, default 1M);\n"
+"                      suffixes k, M, G are powers of 1024\n"
+"  --init              let libnbd zero read buffers before each read\n"
+"  --no-init           do not (default; every read's error is checked)\n"
+"  --flush             flush the destination when the copy is done\n"
+"  --progress          show progress on stderr\n"
+"  -v, --verbose       print one line per request event, with timings\n"
+"  -h, --help          show this help and exit\n"
+"  -V, --version       show the version and exit\n",
+           progname, MAX_REQUESTS, DEFAULT_REQUESTS,
+           MIN_REQUEST_SIZE, MAX_REQUEST_SIZE / (1024 * 1024));
+  exit (status);
+}
+
+int
+main (int argc, char *argv[])
+{
+  enum { OPT_REQUESTS = 256, OPT_REQUEST_SIZE, OPT_INIT, OPT_NO_INIT,
+         OPT_FLUSH, OPT_PROGRESS };
+  static const struct option long_options[] = {
+    { "requests",     required_argument, NULL, OPT_REQUESTS },
+    { "request-size", required_argument, NULL, OPT_REQUEST_SIZE },
+    { "init",         no_argument,       NULL, OPT_INIT },
+    { "no-init",      no_argument,       NULL, OPT_NO_INIT },
+    { "flush",        no_argument,       NULL, OPT_FLUSH },
+    { "progress",     no_argument,       NULL, OPT_PROGRESS },
+    { "verbose",      no_argument,       NULL, 'v' },
+    { "help",         no_argument,       NULL, 'h' },
+    { "version",      no_argument,       NULL, 'V' },
+    { NULL }
+  };
+  unsigned requests = DEFAULT_REQUESTS;
+  uint64_t request_size = DEFAULT_REQUEST_SIZE;
+  struct connect_options src_opts = { .pread_initialize = false };
+  struct connect_options dst_opts = { .pread_initialize = false };
+  bool show_progress = false;
+  uint64_t dst_size;
+  ev_prepare pump;
+  struct ev_loop *loop;
+  int c;
+
+  set_progname (argv[0]);
+  while ((c = getopt_long (argc, argv, "vhV", long_options, NULL)) != -1) {
+    switch (c) {
+    case OPT_REQUESTS:
+      if (parse_count (optarg, 1, MAX_REQUESTS, &requests) == -1)
+        die ("--requests: '%s' is not a number from 1 to %d",
+             optarg, MAX_REQUESTS);
+      break;
+    case OPT_REQUEST_SIZE:
+      if (parse_size (optarg, &request_size) == -1)
+        die ("--request-size: '%s' is not a size: %s", optarg, strerror (errno));
+      if (request_size < MIN_REQUEST_SIZE || request_size > MAX_REQUEST_SIZE)
+        die ("--request-size: %s is outside %d bytes to %d MiB",
+             optarg, MIN_REQUEST_SIZE, MAX_REQUEST_SIZE / (1024 * 1024));
+      break;
+    case OPT_INIT:
+      src_opts.pread_initialize = true;
+      break;
+    case OPT_NO_INIT:
+      src_opts.pread_initialize = false;
+      break;
+    case OPT_FLUSH:
+      want_flush = true;
+      break;
+    case OPT_PROGRESS:
+      show_progress = true;
+      break;
+    case 'v':
+      verbose = true;
+      break;
+    case 'h':
+      usage (stdout, EXIT_SUCCESS);
+    case 'V':
+      printf ("%s %s\n", progname, PACKAGE_VERSION);
+      exit (EXIT_SUCCESS);
+    default:
+      usage (stderr, EXIT_FAILURE);
+    }
+  }
+  if (argc - optind != 2) {
+    fprintf (stderr, "%s: expected SRC-URI and DST-URI; try --help\n", progname);
+    exit (EXIT_FAILURE);
+  }
+
+  /* Connect both ends and check every limit before the first byte is
+   * read, so bad input never leaves a half-written destination.
+   */
+  src.nbd = connect_uri (argv[optind], "source", &src_opts);
+  dst.nbd = connect_uri (argv[optind + 1], "destination", &dst_opts);
+  if (nbd_is_read_only (dst.nbd) == 1)
+    die ("destination: the server is read-only");
+  check_request_size (src.nbd, "source", request_size);
+  check_request_size (dst.nbd, "destination", request_size);
+  size = export_size (src.nbd, "source");
+  dst_size = export_size (dst.nbd, "destination");
+  if (dst_size < size)
+    die ("destination is smaller than the source (%" PRIu64 " < %" PRIu64
+         " bytes)", dst_size, size);
+
+  ring = ring_new (requests, request_size, RING_ANY_ORDER);
+  if (ring == NULL)
+    die ("cannot allocate %u requests of %" PRIu64 " bytes: %s",
+         requests, request_size, strerror (errno));
+  debug ("copying %" PRIu64 " bytes with %u requests of %" PRIu64
+         " bytes, read buffers %s", size, requests, request_size,
+         src_opts.pread_initialize ? "initialized" : "not initialized");
+
+  loop = EV_DEFAULT;
+  nbd_ev_start (&src, loop, src.nbd, "source");
+  nbd_ev_start (&dst, loop, dst.nbd, "destination");
+  /* Default priority: runs before the glue's prepare watchers, which sit
+   * at EV_MINPRI and then see the commands queued here.
+   */
+  ev_prepare_init (&pump, pump_cb);
+  ev_prepare_start (loop, &pump);
+
+  progress_init (&progress, show_progress, size);
+  ev_run (loop, 0);
+  progress_done (&progress, bytes_written);
+
+  ev_prepare_stop (loop, &pump);
+  nbd_ev_stop (&src);
+  nbd_ev_stop (&dst);
+  /* A clean disconnect: the destination learns that the client is done
+   * and may flush its caches in its own time.
+   */
+  if (nbd_shutdown (dst.nbd, 0) == -1)
+    die ("destination: %s", nbd_get_error ());
+  nbd_close (dst.nbd);
+  nbd_shutdown (src.nbd, 0);
+  nbd_close (src.nbd);
+  ring_free (ring);
+  return EXIT_SUCCESS;
+}

@@ -1,0 +1,114 @@
+# nbd-libev-examples: helpers sourced by the shell tests.
+#
+# Each test starts its own servers (nbdkit, qemu-nbd) on Unix sockets or
+# loopback TCP in a temporary directory; an EXIT trap stops them and
+# removes the directory, whatever the test's outcome.
+
+set -e
+set -u
+
+tmpdir=$(mktemp -d "${TMPDIR:-/tmp}/nbd-libev-test.XXXXXX")
+server_pids=
+cleanup ()
+{
+  status=$?
+  for p in $server_pids; do
+    kill "$p" 2>/dev/null || :
+  done
+  rm -rf "$tmpdir"
+  exit $status
+}
+trap cleanup EXIT INT TERM
+
+fail ()
+{
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+# requires CMD...: skip (exit 77) when a tool is truly absent.  In CI
+# every tool is installed by autogen.sh, so nothing skips there.
+requires ()
+{
+  for c in "$@"; do
+    if ! command -v "$c" >/dev/null 2>&1; then
+      echo "$0: SKIP: $c is not installed"
+      exit 77
+    fi
+  done
+}
+
+# Wait for a pid file written by a daemonising server; record the pid.
+wait_pidfile ()
+{
+  for _ in $(seq 1 100); do
+    if [ -s "$1" ]; then
+      server_pids="$server_pids $(cat "$1")"
+      return 0
+    fi
+    sleep 0.1
+  done
+  fail "server did not write $1"
+}
+
+# start_nbdkit NAME NBDKIT-ARGS...: serve on $tmpdir/NAME.sock and set
+# the variable NAME to the server's URI.
+start_nbdkit ()
+{
+  _name=$1; shift
+  nbdkit -U "$tmpdir/$_name.sock" -P "$tmpdir/$_name.pid" "$@" ||
+    fail "nbdkit $* did not start"
+  wait_pidfile "$tmpdir/$_name.pid"
+  eval "$_name='nbd+unix:///?socket=$tmpdir/$_name.sock'"
+}
+
+# start_nbdkit_tcp NAME NBDKIT-ARGS...: the same on 127.0.0.1, on a
+# port the kernel picked as free.
+start_nbdkit_tcp ()
+{
+  _name=$1; shift
+  _port=$(free_port)
+  nbdkit -i 127.0.0.1 -p "$_port" -P "$tmpdir/$_name.pid" "$@" ||
+    fail "nbdkit $* did not start"
+  wait_pidfile "$tmpdir/$_name.pid"
+  eval "$_name='nbd://127.0.0.1:$_port'"
+}
+
+# start_qemu_nbd NAME QEMU-NBD-ARGS... FILE: qemu-nbd on $tmpdir/NAME.sock,
+# persistent so that the test can connect again to check the result.
+start_qemu_nbd ()
+{
+  _name=$1; shift
+  qemu-nbd --fork --persistent --pid-file="$tmpdir/$_name.pid" \
+           --socket="$tmpdir/$_name.sock" "$@" ||
+    fail "qemu-nbd $* did not start"
+  wait_pidfile "$tmpdir/$_name.pid"
+  eval "$_name='nbd+unix:///?socket=$tmpdir/$_name.sock'"
+}
+
+free_port ()
+{
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# read_back URI FILE: the whole export into a file, for cmp.
+read_back ()
+{
+  nbdcopy -- "$1" "$2" || fail "cannot read back $1"
+}
+
+# expect_error TEXT CMD...: CMD must exit non-zero with exactly one line
+# on stderr, and that line must contain TEXT.
+expect_error ()
+{
+  _text=$1; shift
+  if "$@" >"$tmpdir/out" 2>"$tmpdir/err"; then
+    fail "$* succeeded; expected an error containing '$_text'"
+  fi
+  cat "$tmpdir/err" >&2
+  [ "$(wc -l <"$tmpdir/err")" -eq 1 ] ||
+    fail "$*: expected one line on stderr, got $(wc -l <"$tmpdir/err")"
+  grep -qF -- "$_text" "$tmpdir/err" ||
+    fail "$*: stderr does not contain '$_text'"
+  [ ! -s "$tmpdir/out" ] || fail "$*: printed something on stdout"
+}

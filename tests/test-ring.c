@@ -1,0 +1,184 @@
+/* Unit tests for common/ring.c: taking, completing and giving back slots
+ * in both disciplines.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "ring.h"
+
+static int failures;
+
+#define CHECK(expr)                                                     \
+  do {                                                                  \
+    if (!(expr)) {                                                      \
+      fprintf (stderr, "%s:%d: CHECK failed: %s\n",                     \
+               __FILE__, __LINE__, #expr);                              \
+      failures++;                                                       \
+    }                                                                   \
+  } while (0)
+
+/* Every slot has its own page-aligned buffer, and the ring hands out
+ * exactly nr_slots slots before it is full.
+ */
+static void
+test_take_until_full (void)
+{
+  struct ring *ring = ring_new (4, 65536, RING_ANY_ORDER);
+  long page = sysconf (_SC_PAGESIZE);
+  struct slot *s[4];
+  unsigned i;
+
+  CHECK (ring != NULL);
+  CHECK (ring_idle (ring));
+  for (i = 0; i < 4; i++) {
+    s[i] = ring_take (ring, i * 65536, 65536);
+    CHECK (s[i] != NULL);
+    CHECK (s[i]->state == SLOT_READING);
+    CHECK (s[i]->seq == i);
+    CHECK (s[i]->offset == i * 65536);
+    CHECK ((uintptr_t) s[i]->buf % page == 0);
+    if (i > 0)
+      CHECK (s[i]->buf != s[i - 1]->buf);
+  }
+  CHECK (ring_full (ring));
+  CHECK (ring_take (ring, 0, 1) == NULL);
+  CHECK (ring->in_use == 4);
+  ring_free (ring);
+}
+
+/* RING_ANY_ORDER: a slot completed late in the ring is reusable at once
+ * while older slots are still in flight (no head-of-line blocking).
+ */
+static void
+test_any_order_reuse (void)
+{
+  struct ring *ring = ring_new (3, 512, RING_ANY_ORDER);
+  struct slot *a = ring_take (ring, 0, 512);
+  struct slot *b = ring_take (ring, 512, 512);
+  struct slot *c = ring_take (ring, 1024, 512);
+  struct slot *d;
+
+  ring_complete (c, 0, SLOT_DONE);
+  CHECK (c->state == SLOT_DONE);
+  ring_release (c);
+  CHECK (c->state == SLOT_IDLE);
+  d = ring_take (ring, 1536, 512);
+  CHECK (d == c);                       /* the freed slot, not a's */
+  CHECK (d->seq == 3);
+  CHECK (a->state == SLOT_READING && b->state == SLOT_READING);
+  CHECK (!ring_idle (ring));
+  ring_release (a);
+  ring_release (b);
+  ring_release (d);
+  CHECK (ring_idle (ring));
+  ring_free (ring);
+}
+
+/* RING_IN_ORDER: slots completing out of order are retired in issue
+ * order, and ring_head waits on the oldest.
+ */
+static void
+test_in_order_retire (void)
+{
+  struct ring *ring = ring_new (3, 0, RING_IN_ORDER);
+  struct slot *s[3], *h;
+  uint64_t expect = 0;
+  unsigned round, i;
+
+  CHECK (ring_head (ring) == NULL);
+  for (round = 0; round < 5; round++) {
+    for (i = 0; i < 3; i++)
+      s[i] = ring_take (ring, (round * 3 + i) * 100, 100);
+    /* Complete the newest first. */
+    ring_complete (s[2], 0, SLOT_READ_DONE);
+    ring_complete (s[1], 0, SLOT_READ_DONE);
+    h = ring_head (ring);
+    CHECK (h == s[0]);
+    CHECK (h->state == SLOT_READING);   /* the consumer must wait */
+    ring_complete (s[0], 0, SLOT_READ_DONE);
+    while ((h = ring_head (ring)) != NULL && h->state == SLOT_READ_DONE) {
+      CHECK (h->seq == expect);
+      CHECK (h->offset == expect * 100);
+      expect++;
+      ring_retire_head (ring);
+    }
+    CHECK (ring_idle (ring));
+  }
+  CHECK (expect == 15);
+  ring_free (ring);
+}
+
+/* In-order retirement with a ring that is never drained completely: the
+ * mapping from sequence number to slot must survive wrapping around.
+ */
+static void
+test_in_order_wrap (void)
+{
+  struct ring *ring = ring_new (4, 0, RING_IN_ORDER);
+  uint64_t next = 0, expect = 0;
+  struct slot *s, *h;
+  unsigned step;
+
+  for (step = 0; step < 1000; step++) {
+    while ((s = ring_take (ring, next, 1)) != NULL) {
+      next++;
+      /* Odd sequence numbers complete at once, even ones a step later. */
+      if (s->seq % 2)
+        ring_complete (s, 0, SLOT_READ_DONE);
+    }
+    h = ring_head (ring);
+    CHECK (h != NULL && h->seq == expect);
+    ring_complete (h, 0, SLOT_READ_DONE);
+    while ((h = ring_head (ring)) != NULL && h->state == SLOT_READ_DONE) {
+      CHECK (h->offset == expect);
+      expect++;
+      ring_retire_head (ring);
+      /* Retire only part of the ring each step. */
+      if (expect % 3 == 0)
+        break;
+    }
+  }
+  CHECK (expect > 900);
+  ring_free (ring);
+}
+
+/* A failed completion keeps the error and does not move to next_state. */
+static void
+test_failure (void)
+{
+  struct ring *ring = ring_new (1, 512, RING_ANY_ORDER);
+  struct slot *s = ring_take (ring, 4096, 512);
+
+  ring_complete (s, 5, SLOT_READ_DONE);
+  CHECK (s->state == SLOT_FAILED);
+  CHECK (s->error == 5);
+  ring_release (s);
+  s = ring_take (ring, 0, 512);
+  CHECK (s->error == 0);               /* a reused slot starts clean */
+  CHECK (slot_state_names[SLOT_FAILED] != NULL);
+  ring_free (ring);
+}
+
+int
+main (void)
+{
+  CHECK (ring_new (0, 512, RING_ANY_ORDER) == NULL);
+  test_take_until_full ();
+  test_any_order_reuse ();
+  test_in_order_retire ();
+  test_in_order_wrap ();
+  test_failure ();
+  if (failures) {
+    fprintf (stderr, "test-ring: %d checks failed\n", failures);
+    return EXIT_FAILURE;
+  }
+  printf ("test-ring: all checks passed\n");
+  return EXIT_SUCCESS;
+}
