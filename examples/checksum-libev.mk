@@ -1,0 +1,1 @@
+# examples/checksum-libev.mk: build and test lists (included by Makefile.am).

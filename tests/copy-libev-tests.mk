@@ -1,0 +1,1 @@
+# tests/copy-libev-tests.mk: build and test lists (included by Makefile.am).
