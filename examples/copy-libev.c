@@ -245,6 +245,37 @@ usage (FILE *fp, int status)
   exit (status);
 }
 
+/* Report a mistake on the command line in one line, as every other
+ * error is.  getopt's own messages are silenced (the ':' that starts the
+ * option string): they name argv[0] rather than progname, and the full
+ * usage that used to follow them buried the one line that matters.  c is
+ * what getopt_long returned, ':' for a missing value and '?' otherwise.
+ */
+static void __attribute__ ((noreturn))
+bad_option (int c, const char *arg, const struct option *long_options)
+{
+  const struct option *o;
+
+  /* getopt sets optopt to the option's val when a long option lacks a
+   * value it needs or has one it does not take, to the character for an
+   * unknown short option, and to 0 for an unknown or ambiguous long one.
+   */
+  for (o = long_options; optopt != 0 && o->name != NULL; o++) {
+    if (o->val == optopt) {
+      fprintf (stderr, "%s: option '--%s' %s; try --help\n", progname,
+               o->name, c == ':' ? "needs a value" : "takes no value");
+      exit (EXIT_FAILURE);
+    }
+  }
+  if (optopt != 0)
+    fprintf (stderr, "%s: unknown option '-%c'; try --help\n",
+             progname, optopt);
+  else
+    fprintf (stderr, "%s: unknown or ambiguous option '%s'; try --help\n",
+             progname, arg);
+  exit (EXIT_FAILURE);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -273,7 +304,7 @@ main (int argc, char *argv[])
   int c;
 
   set_progname (argv[0]);
-  while ((c = getopt_long (argc, argv, "vhV", long_options, NULL)) != -1) {
+  while ((c = getopt_long (argc, argv, ":vhV", long_options, NULL)) != -1) {
     switch (c) {
     case OPT_REQUESTS:
       if (parse_count (optarg, 1, MAX_REQUESTS, &requests) == -1)
@@ -308,7 +339,10 @@ main (int argc, char *argv[])
       printf ("%s %s\n", progname, PACKAGE_VERSION);
       exit (EXIT_SUCCESS);
     default:
-      usage (stderr, EXIT_FAILURE);
+      /* A long option always uses up its argv element, so the one that
+       * getopt rejected is the last one it stepped over.
+       */
+      bad_option (c, argv[optind - 1], long_options);
     }
   }
   if (argc - optind != 2) {

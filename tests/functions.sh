@@ -112,3 +112,81 @@ expect_error ()
     fail "$*: stderr does not contain '$_text'"
   [ ! -s "$tmpdir/out" ] || fail "$*: printed something on stdout"
 }
+
+# requires_nbdkit_plugin NAME / requires_nbdkit_filter NAME: skip when
+# nbdkit lacks a plugin or a filter (some distributions package the
+# script plugins separately).
+requires_nbdkit_plugin ()
+{
+  requires nbdkit
+  if ! nbdkit "$1" --version >/dev/null 2>&1; then
+    echo "$0: SKIP: nbdkit has no $1 plugin"
+    exit 77
+  fi
+}
+
+requires_nbdkit_filter ()
+{
+  requires nbdkit
+  if ! nbdkit --filter="$1" null --version >/dev/null 2>&1; then
+    echo "$0: SKIP: nbdkit has no $1 filter"
+    exit 77
+  fi
+}
+
+# stop_server NAME...: stop servers started by start_nbdkit* or
+# start_qemu_nbd and wait until they have exited, so that every write
+# they accepted is in their files before the test looks at the files.
+# (nbdkit takes about a second to exit, hence all at once.)  The pid
+# files and sockets go too, so that each NAME can be started again.
+stop_server ()
+{
+  for _n in "$@"; do
+    kill "$(cat "$tmpdir/$_n.pid")" 2>/dev/null || :
+  done
+  for _n in "$@"; do
+    _pid=$(cat "$tmpdir/$_n.pid")
+    for _ in $(seq 1 100); do
+      kill -0 "$_pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    ! kill -0 "$_pid" 2>/dev/null || fail "server $_n (pid $_pid) did not exit"
+    rm -f "$tmpdir/$_n.pid" "$tmpdir/$_n.sock"
+  done
+}
+
+# fill_file FILE SIZE OCTAL: a file of SIZE bytes that are all the byte
+# with that octal value (252 is 0xAA), to mark a destination before a
+# test and prove afterwards which parts were written.
+fill_file ()
+{
+  head -c "$2" /dev/zero | tr '\0' "\\$3" >"$1" || fail "cannot create $1"
+}
+
+# extract FILE OFFSET LENGTH: those bytes of FILE on stdout.
+extract ()
+{
+  dd if="$1" iflag=skip_bytes,count_bytes skip="$2" count="$3" status=none
+}
+
+# log_writes LOGFILE: the writes recorded by nbdkit's log filter, one
+# "offset length" a line in decimal, sorted by offset.
+log_writes ()
+{
+  sed -n 's/.* Write id=[0-9]* offset=\(0x[0-9a-f]*\) count=\(0x[0-9a-f]*\) .*/\1 \2/p' "$1" |
+    while read -r _o _c; do echo "$((_o)) $((_c))"; done |
+    sort -n
+}
+
+# ranges SIZE STEP: "offset length" lines that cover SIZE bytes in
+# pieces of STEP, the last one shorter: what log_writes must show after
+# a whole copy with --request-size=STEP.
+ranges ()
+{
+  _o=0
+  while [ "$_o" -lt "$1" ]; do
+    _l=$(( $1 - _o < $2 ? $1 - _o : $2 ))
+    echo "$_o $_l"
+    _o=$(( _o + _l ))
+  done
+}
