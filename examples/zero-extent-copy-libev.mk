@@ -1,1 +1,25 @@
 # examples/zero-extent-copy-libev.mk: build and test lists (included by Makefile.am).
+
+bin_PROGRAMS += examples/zero-extent-copy-libev
+
+examples_zero_extent_copy_libev_SOURCES = \
+	examples/zero-extent-copy-libev.c \
+	$(COMMON_SOURCES) \
+	$(NULL)
+examples_zero_extent_copy_libev_CFLAGS = \
+	$(WARNINGS_CFLAGS) \
+	$(LIBNBD_CFLAGS) \
+	$(LIBEV_CFLAGS) \
+	$(NULL)
+examples_zero_extent_copy_libev_LDADD = \
+	$(LIBNBD_LIBS) \
+	$(LIBEV_LIBS) \
+	$(NULL)
+
+TESTS_SH += \
+	tests/zero-log.sh \
+	$(NULL)
+
+EXTRA_DIST += \
+	bench/zero-extent-copy.sh \
+	$(NULL)
