@@ -30,7 +30,32 @@ struct connect_options {
 
   /* Ask for the base:allocation meta context, for block status. */
   bool want_extents;
+
+  /* If not 0, the socket's SO_SNDBUF and SO_RCVBUF in bytes.  libnbd
+   * makes its own sockets, so for nbd:// and nbd+unix:// URIs the
+   * examples then make the socket themselves, set both sizes, connect,
+   * and hand it over with nbd_connect_socket.
+   */
+  uint64_t socket_buffer;
 };
+
+/* The parts of an nbd:// or nbd+unix:// URI that connecting by hand
+ * needs.  Strings are percent-decoded and owned by the struct.
+ */
+struct nbd_uri {
+  bool unix_socket;             /* nbd+unix:// */
+  char *host;                   /* nbd://: host name or address */
+  char *port;                   /* nbd://: port, default "10809" */
+  char *socket_path;            /* nbd+unix://: ?socket= */
+  char *export_name;            /* the path without its leading '/' */
+};
+
+/* Parse uri.  Returns 0, or -1 with a reason in *why for URIs this
+ * parser does not handle (other schemes, TLS, other query parameters):
+ * those are connected by libnbd itself.
+ */
+int nbd_uri_parse (const char *uri, struct nbd_uri *ret, const char **why);
+void nbd_uri_free (struct nbd_uri *u);
 
 /* Connect to uri.  name ("source", "destination") labels messages.
  * Any failure is fatal, with libnbd's message.
