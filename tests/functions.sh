@@ -190,3 +190,27 @@ ranges ()
     _o=$(( _o + _l ))
   done
 }
+
+# check_blkhash URI [OPTIONS...]: checksum-libev must print the digest
+# that tests/blkhash-ref.py computes over a copy of the image read with
+# nbdcopy.  --digest=* and --block-size=* (in bytes) go to both programs,
+# any other option to checksum-libev only.
+check_blkhash ()
+{
+  _uri=$1; shift
+  _ref_opts=
+  for _o in "$@"; do
+    case $_o in
+      --digest=*|--block-size=*) _ref_opts="$_ref_opts $_o" ;;
+    esac
+  done
+  rm -f "$tmpdir/blkhash.img"
+  nbdcopy -- "$_uri" "$tmpdir/blkhash.img" || fail "cannot read $_uri"
+  # $_ref_opts is split on purpose: it holds whole options, no spaces.
+  _want=$(python3 "$abs_top_srcdir/tests/blkhash-ref.py" $_ref_opts \
+            "$tmpdir/blkhash.img") || fail "blkhash-ref.py $_ref_opts failed"
+  _got=$(checksum-libev "$@" "$_uri") || fail "checksum-libev $* $_uri failed"
+  [ "$_got" = "$_want  $_uri" ] ||
+    fail "checksum-libev $* $_uri: got '$_got', expected '$_want  $_uri'"
+  echo "ok: $_want $* $_uri"
+}

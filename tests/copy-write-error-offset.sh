@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# A destination whose writes fail at one known offset (an nbdkit sh
+# plugin script over a file that fails the sixth MiB with EIO): a
+# non-zero exit and one line naming exactly that offset and length.
+# With --requests=1 the order is fixed, so the first five MiB hold the
+# source and the rest still holds the marker: the copy stopped at the
+# first error instead of going on.
+source "$abs_top_srcdir/tests/functions.sh"
+requires nbdkit nbdcopy
+requires_nbdkit_plugin sh
+requires_nbdkit_plugin random
+
+mib=$((1024 * 1024))
+size=$((8 * mib))
+bad=$((5 * mib))
+start_nbdkit src random $size seed=9
+fill_file "$tmpdir/marker.img" $size 252
+
+cat >"$tmpdir/dst.sh" <<EOF2
+#!/bin/sh
+# nbdkit-sh-plugin(3): pread and pwrite get HANDLE COUNT OFFSET FLAGS;
+# the data to write is on stdin.
+f="$tmpdir/dst.img"
+case "\$1" in
+  get_size) echo $size ;;
+  can_write) exit 0 ;;
+  pread)
+    dd if="\$f" iflag=skip_bytes,count_bytes skip="\$4" count="\$3" status=none ;;
+  pwrite)
+    if [ "\$4" -lt $((bad + mib)) ] && [ \$((\$4 + \$3)) -gt $bad ]; then
+      cat >/dev/null
+      echo "EIO injected write error at \$4" >&2
+      exit 1
+    fi
+    dd of="\$f" oflag=seek_bytes conv=notrunc seek="\$4" status=none ;;
+  *) exit 2 ;;
+esac
+EOF2
+chmod +x "$tmpdir/dst.sh"
+
+for requests in 16 1; do
+  cp "$tmpdir/marker.img" "$tmpdir/dst.img"
+  start_nbdkit dst sh "$tmpdir/dst.sh"
+  expect_error "destination: write failed at offset $bad length $mib: Input/output error" \
+    copy-libev --requests=$requests "$src" "$dst"
+  stop_server dst
+  extract "$tmpdir/dst.img" $bad $mib | cmp - <(extract "$tmpdir/marker.img" $bad $mib) ||
+    fail "--requests=$requests: the failed range was written"
+done
+
+# The last run had --requests=1.
+read_back "$src" "$tmpdir/src.img"
+cmp <(extract "$tmpdir/src.img" 0 $bad) <(extract "$tmpdir/dst.img" 0 $bad) ||
+  fail "the writes before the failed one are missing"
+cmp <(extract "$tmpdir/marker.img" $bad $((size - bad))) \
+    <(extract "$tmpdir/dst.img" $bad $((size - bad))) ||
+  fail "something was written after the failed write"
