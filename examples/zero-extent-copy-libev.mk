@@ -22,4 +22,5 @@ TESTS_SH += \
 
 EXTRA_DIST += \
 	bench/zero-extent-copy.sh \
+	tests/zero-functions.sh \
 	$(NULL)

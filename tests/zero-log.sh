@@ -1,2 +1,88 @@
 #!/usr/bin/env bash
-true
+# zero-extent-copy-libev sends exactly one zero command per zero extent
+# and writes only data: nbdkit's log filter records every command the
+# destination received, and the sorted list must match exactly.
+source "$abs_top_srcdir/tests/functions.sh"
+source "$abs_top_srcdir/tests/zero-functions.sh"
+requires nbdkit
+
+# Data pages at 0, 1 GiB - 32 KiB and 4 GiB - 32 KiB; the second zero
+# extent straddles the 4 GiB block-status window.  The destination has
+# no extents (noextents), so it cannot be known to read as zero and
+# every zero extent needs its command.
+data='1 @1073741823 1 @4294967295 1 @4294967296 1'
+size=4294967297
+start_nbdkit src data "$data"
+
+copy ()
+{
+  log=$tmpdir/$1.log
+  start_nbdkit "dst_$1" --filter=log --filter=noextents memory $size \
+    logfile="$log"
+  eval "dst=\$dst_$1"
+  shift
+  zero-extent-copy-libev "$@" "$dst"
+}
+
+# Default: zero commands may punch holes (trim=1).
+copy default "$src"
+expect_commands "$log" "Write 0 32768
+Zero 32768 1073676288 trim=1
+Write 1073709056 32768
+Zero 1073741824 3221192704 trim=1
+Write 4294934528 32769"
+
+# --allocated: the same commands with NO_HOLE (trim=0).
+copy allocated --allocated "$src"
+expect_commands "$log" "Write 0 32768
+Zero 32768 1073676288 trim=0
+Write 1073709056 32768
+Zero 1073741824 3221192704 trim=0
+Write 4294934528 32769"
+
+# A source without extents: every 4 MiB chunk is read, the two that
+# hold a non-zero byte are written, the rest become zero commands.  A
+# smaller image keeps the memory plugin's written pages few.
+data2='1 @16777215 1 @33554432 1'
+size=33554433
+start_nbdkit noext --filter=noextents data "$data2"
+expected=
+for i in $(seq 0 7); do
+  case $i in
+    0|3) expected+="Write $((i * 4194304)) 4194304"$'\n' ;;
+    *) expected+="Zero $((i * 4194304)) 4194304 trim=1"$'\n' ;;
+  esac
+done
+expected+="Write 33554432 1"
+copy noext --request-size=4M "$noext"
+expect_commands "$log" "$expected"
+
+# --no-sparse: the same source is written whole, zero buffers included.
+copy nosparse --no-sparse --request-size=4M "$noext"
+expect_commands "$log" "$(for i in $(seq 0 7); do
+                            echo "Write $((i * 4194304)) 4194304"
+                          done; echo "Write 33554432 1")"
+
+# A destination whose block status says it reads as zeroes gets the
+# data writes and nothing else.
+start_nbdkit zdst --filter=log memory 4294967297 logfile=$tmpdir/zdst.log
+zero-extent-copy-libev "$src" "$zdst"
+expect_commands "$tmpdir/zdst.log" "Write 0 32768
+Write 1073709056 32768
+Write 4294934528 32769"
+
+# A 1 TiB hole costs 257 zero commands of just under 4 GiB, split on
+# 64 KiB boundaries, not a million 1 MiB ones.
+start_nbdkit hole data '1' size=1T
+start_nbdkit big --filter=log --filter=noextents memory 1T \
+  logfile=$tmpdir/big.log
+zero-extent-copy-libev "$hole" "$big"
+log_commands "$tmpdir/big.log" >"$tmpdir/big.cmds"
+[ "$(grep -c '^Write' "$tmpdir/big.cmds")" -eq 1 ] || fail "1 TiB: writes"
+[ "$(grep -c '^Zero' "$tmpdir/big.cmds")" -eq 257 ] || fail "1 TiB: zeroes"
+grep -qx 'Zero 32768 4294868992 trim=1' "$tmpdir/big.cmds" ||
+  fail "1 TiB: first zero command"
+grep -qx 'Zero 4294901760 4294901760 trim=1' "$tmpdir/big.cmds" ||
+  fail "1 TiB: second zero command"
+grep -qx 'Zero 1099494850560 16777216 trim=1' "$tmpdir/big.cmds" ||
+  fail "1 TiB: last zero command"
