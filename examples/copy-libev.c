@@ -65,6 +65,11 @@
 #define DEFAULT_REQUEST_SIZE (1024 * 1024)
 #define MIN_REQUEST_SIZE 512
 
+/* Upper bound for --socket-buffer; the kernel caps it lower anyway
+ * unless the program runs as root.
+ */
+#define MAX_SOCKET_BUFFER (1024 * 1024 * 1024)
+
 /* What a slot is doing, kept in slot->kind for error messages. */
 enum op { OP_READ, OP_WRITE };
 
@@ -236,6 +241,8 @@ usage (FILE *fp, int status)
 "  --init              let libnbd zero read buffers before each read\n"
 "  --no-init           do not (default; every read's error is checked)\n"
 "  --flush             flush the destination when the copy is done\n"
+"  --socket-buffer=SIZE  set SO_SNDBUF and SO_RCVBUF of both sockets\n"
+"                      (nbd:// and nbd+unix:// URIs only)\n"
 "  --progress          show progress on stderr\n"
 "  -v, --verbose       print one line per request event, with timings\n"
 "  -h, --help          show this help and exit\n"
@@ -280,7 +287,7 @@ int
 main (int argc, char *argv[])
 {
   enum { OPT_REQUESTS = 256, OPT_REQUEST_SIZE, OPT_INIT, OPT_NO_INIT,
-         OPT_FLUSH, OPT_PROGRESS };
+         OPT_FLUSH, OPT_PROGRESS, OPT_SOCKET_BUFFER };
   static const struct option long_options[] = {
     { "requests",     required_argument, NULL, OPT_REQUESTS },
     { "request-size", required_argument, NULL, OPT_REQUEST_SIZE },
@@ -288,6 +295,7 @@ main (int argc, char *argv[])
     { "no-init",      no_argument,       NULL, OPT_NO_INIT },
     { "flush",        no_argument,       NULL, OPT_FLUSH },
     { "progress",     no_argument,       NULL, OPT_PROGRESS },
+    { "socket-buffer", required_argument, NULL, OPT_SOCKET_BUFFER },
     { "verbose",      no_argument,       NULL, 'v' },
     { "help",         no_argument,       NULL, 'h' },
     { "version",      no_argument,       NULL, 'V' },
@@ -326,6 +334,16 @@ main (int argc, char *argv[])
       break;
     case OPT_FLUSH:
       want_flush = true;
+      break;
+    case OPT_SOCKET_BUFFER:
+      /* Both ends get the same size: a copy moves every byte through
+       * both sockets, and the smaller buffer would set the pace.
+       */
+      if (parse_size (optarg, &src_opts.socket_buffer) == -1 ||
+          src_opts.socket_buffer < 4096 ||
+          src_opts.socket_buffer > MAX_SOCKET_BUFFER)
+        die ("--socket-buffer: '%s' is not a size from 4k to 1G", optarg);
+      dst_opts.socket_buffer = src_opts.socket_buffer;
       break;
     case OPT_PROGRESS:
       show_progress = true;

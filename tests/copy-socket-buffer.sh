@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# --socket-buffer: copy-libev makes the sockets itself (Unix and TCP),
+# sets SO_SNDBUF/SO_RCVBUF to the size asked for, and the copy is still
+# exact.  URIs it cannot connect by hand are refused in one line.
+source "$abs_top_srcdir/tests/functions.sh"
+requires nbdkit nbdcopy
+
+start_nbdkit src pattern 8M
+start_nbdkit_tcp dst memory 8M
+
+copy-libev -v --socket-buffer=256k "$src" "$dst" 2>"$tmpdir/log"
+# Linux reports twice the size set (it counts its own overhead too).
+grep -q 'source: asked for 262144 byte socket buffers, kernel reports SO_SNDBUF 524288, SO_RCVBUF 524288' "$tmpdir/log" ||
+  { cat "$tmpdir/log"; fail "source socket buffers not set"; }
+grep -q 'destination: asked for 262144 byte socket buffers, kernel reports SO_SNDBUF 524288' "$tmpdir/log" ||
+  fail "destination socket buffers not set"
+
+read_back "$src" "$tmpdir/a"
+read_back "$dst" "$tmpdir/b"
+cmp "$tmpdir/a" "$tmpdir/b"
+
+# An export name in the URI reaches the server.
+start_nbdkit named --filter=exportname memory 8M exportname=disk exportname-strict=true
+copy-libev --socket-buffer=64k "$src" "${named/\/\?/\/disk?}"
+expect_error "--socket-buffer cannot be used with nbds://" \
+  copy-libev --socket-buffer=64k "$src" "nbds://localhost/"
+expect_error "--socket-buffer" copy-libev --socket-buffer=1 "$src" "$dst"
