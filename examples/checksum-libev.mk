@@ -1,1 +1,18 @@
 # examples/checksum-libev.mk: build and test lists (included by Makefile.am).
+
+bin_PROGRAMS += examples/checksum-libev
+
+examples_checksum_libev_SOURCES = examples/checksum-libev.c $(COMMON_SOURCES)
+examples_checksum_libev_CFLAGS = $(WARNINGS_CFLAGS) $(LIBNBD_CFLAGS) $(LIBEV_CFLAGS) $(LIBCRYPTO_CFLAGS)
+examples_checksum_libev_LDADD = $(LIBNBD_LIBS) $(LIBEV_LIBS) $(LIBCRYPTO_LIBS)
+
+# Each test checks one behaviour against tests/blkhash-ref.py or
+# blkhash's published values.
+TESTS_SH += \
+	tests/checksum-published.sh \
+	tests/checksum-qemu-nbd.sh \
+	tests/checksum-sparse-random.sh \
+	tests/checksum-unaligned.sh \
+	$(NULL)
+
+EXTRA_DIST += tests/blkhash-ref.py
