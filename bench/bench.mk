@@ -1,0 +1,1 @@
+# bench/bench.mk: make bench (included by Makefile.am).
