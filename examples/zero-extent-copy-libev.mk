@@ -18,6 +18,8 @@ examples_zero_extent_copy_libev_LDADD = \
 
 TESTS_SH += \
 	tests/zero-log.sh \
+	tests/zero-allocation.sh \
+	tests/zero-sparse-random.sh \
 	$(NULL)
 
 EXTRA_DIST += \
