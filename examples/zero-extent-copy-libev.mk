@@ -20,6 +20,7 @@ TESTS_SH += \
 	tests/zero-log.sh \
 	tests/zero-allocation.sh \
 	tests/zero-sparse-random.sh \
+	tests/zero-qcow2.sh \
 	$(NULL)
 
 EXTRA_DIST += \
