@@ -21,6 +21,8 @@ TESTS_SH += \
 	tests/zero-allocation.sh \
 	tests/zero-sparse-random.sh \
 	tests/zero-qcow2.sh \
+	tests/zero-fallbacks.sh \
+	tests/zero-sizes.sh \
 	$(NULL)
 
 EXTRA_DIST += \

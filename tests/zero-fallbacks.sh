@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The fallbacks: a source without base:allocation copies everything as
+# data, a destination without zero support gets buffers of zeroes
+# written, and a failing block status is read as data with a message
+# under -v.  Each copy must read back equal to its source.
+source "$abs_top_srcdir/tests/functions.sh"
+source "$abs_top_srcdir/tests/zero-functions.sh"
+requires nbdkit nbdcopy
+
+data='1 @8388607 1 @16777216 1'
+size=16777217
+start_nbdkit src data "$data"
+read_back "$src" "$tmpdir/src.raw"
+
+# check NAME: the destination NAME reads back equal to the source.
+check ()
+{
+  eval "read_back \"\$$1\" \"\$tmpdir/\$1.raw\""
+  cmp "$tmpdir/src.raw" "$tmpdir/$1.raw" || fail "$1: contents differ"
+}
+
+# No structured replies (--no-sr), so no block status: 17 reads of the
+# whole image, and the all-zero buffers become zero commands.
+start_nbdkit nosr --no-sr data "$data"
+start_nbdkit d1 --filter=log --filter=noextents memory $size \
+  logfile="$tmpdir/d1.log"
+zero-extent-copy-libev -v "$nosr" "$d1" 2>"$tmpdir/stderr"
+[ "$(zero_copy_summary)" = "0 block status, 17 reads, 3 writes, 14 zeroes, 0 bytes skipped" ] ||
+  fail "--no-sr: $(zero_copy_summary)"
+check d1
+
+# A destination that cannot zero (nozero: can_zero is false) gets the
+# zero extents written from a buffer of zeroes, request size at most,
+# and never a zero command.
+start_nbdkit d2 --filter=log --filter=nozero --filter=noextents \
+  memory $size logfile="$tmpdir/d2.log"
+zero-extent-copy-libev --request-size=4M "$src" "$d2"
+expect_commands "$tmpdir/d2.log" "Write 0 32768
+Write 32768 4194304
+Write 4227072 4128768
+Write 8355840 32768
+Write 8388608 4194304
+Write 12582912 4194304
+Write 16777216 1"
+check d2
+
+# Block status that always fails: the copy is right, every range is
+# read as data, and -v says why.
+start_nbdkit err --filter=error data "$data" \
+  error-extents=EIO error-extents-rate=100%
+start_nbdkit d3 --filter=noextents memory $size
+zero-extent-copy-libev -v "$err" "$d3" 2>"$tmpdir/stderr"
+grep -q 'source: block status at offset 0 length 16777217 failed' \
+  "$tmpdir/stderr" || fail "no message about the failed block status"
+check d3
