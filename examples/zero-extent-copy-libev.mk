@@ -23,6 +23,7 @@ TESTS_SH += \
 	tests/zero-qcow2.sh \
 	tests/zero-fallbacks.sh \
 	tests/zero-sizes.sh \
+	tests/zero-errors.sh \
 	$(NULL)
 
 EXTRA_DIST += \
