@@ -1,0 +1,320 @@
+#!/usr/bin/env bash
+# run.sh: the benchmarks behind the claims in the docs (make bench).
+#
+# Each comparison is one hyperfine invocation over the commands it
+# compares.  The servers are captive: started on Unix sockets in a
+# temporary directory, restarted in hyperfine's --prepare before every
+# run when the run writes to them (so a memory destination is empty each
+# time and server start-up is not timed), and stopped at the end or on
+# interrupt.  The timed command is only the client.  bench/report.py
+# turns hyperfine's JSON into a Markdown report, written to
+# $BENCH_RESULTS/DATE-HOST.md and to stdout; hyperfine's own output goes
+# to stderr.
+#
+# Environment (make bench passes the make variables of the same names):
+#   QUICK=1        small images, no warm-up, 2 runs: checks the harness
+#                  in about a minute; its numbers mean little
+#   BENCH_RESULTS  where the report goes (default: bench/results beside
+#                  this script)
+#   BENCH_ONLY     comparison ids to run, e.g. "2 3a" (default: all)
+#
+# The examples are found on $PATH; make bench puts the build's
+# examples/ first.  By hand:
+#   PATH=$builddir/examples:$PATH QUICK=1 bench/run.sh
+set -e
+set -u
+set -o pipefail
+
+prog=run.sh
+bench=$(cd "$(dirname "$0")" && pwd)
+servers="$bench/servers.sh"
+
+die ()
+{
+  echo "$prog: $*" >&2
+  exit 1
+}
+
+case ${QUICK:-} in
+  ""|0|no) quick= ;;
+  *) quick=1 ;;
+esac
+results=${BENCH_RESULTS:-$bench/results}
+only=${BENCH_ONLY:-}
+
+# A benchmark that silently leaves out a program would report a
+# comparison that was never made: everything it needs must be there.
+for c in hyperfine nbdkit qemu-nbd qemu-img nbdcopy gnuplot python3 sha256sum \
+         copy-libev zero-extent-copy-libev checksum-libev; do
+  command -v "$c" >/dev/null 2>&1 || die "$c not found on PATH"
+done
+for p in pattern memory null sparse-random; do
+  nbdkit "$p" --version >/dev/null 2>&1 || die "nbdkit has no $p plugin"
+done
+
+# selected ID: true if comparison ID (e.g. 3a) is to run.
+selected ()
+{
+  [ -z "$only" ] && return 0
+  local w
+  for w in $only; do
+    case $1 in
+      "$w"|"$w"[a-z]) return 0 ;;
+    esac
+  done
+  return 1
+}
+
+if selected 5a && ! checksum-libev --help | grep -q -- --socket-buffer; then
+  die "checksum-libev has no --socket-buffer option (needed by comparison 5a)"
+fi
+
+# Sizes.  Full runs use the images the claims were made with; QUICK
+# shrinks every one of them, the empty qcow2 of 3c too.
+if [ -n "$quick" ]; then
+  size=64M          # the pattern source and memory destination
+  big=64M           # 3b's sparse-random image
+  huge=1G           # 3c's empty qcow2 images
+  zero=64M          # 4a's zero image
+  hf_opts=(--warmup 0 --runs 2)
+else
+  size=1G
+  big=6G
+  huge=1T
+  # nbdcopy | sha256sum reads every zero through a pipe at about
+  # 300 MB/s here: 2G keeps one run under ten seconds.
+  zero=2G
+  hf_opts=(--warmup 2 --min-runs 5)
+fi
+
+mkdir -p "$results"
+name="$(date +%Y-%m-%d-%H%M%S)-$(hostname -s)"
+[ -z "$quick" ] || name="$name-quick"
+work="$results/$name-json"
+mkdir "$work"
+
+BENCH_STATE=$(mktemp -d "${TMPDIR:-/tmp}/nbd-libev-benchrun.XXXXXX")
+export BENCH_STATE
+cleanup ()
+{
+  status=$?
+  trap - EXIT INT TERM
+  "$servers" stop-all || :
+  rm -rf "$BENCH_STATE"
+  [ $status -eq 0 ] || echo "$prog: failed; partial results in $work" >&2
+  exit $status
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# The commands see the servers as $SRC and $DST.  The report shows
+# them that way, so that they can be pasted after bench/with-servers.sh.
+SRC="nbd+unix:///?socket=$BENCH_STATE/src.sock"
+DST="nbd+unix:///?socket=$BENCH_STATE/dst.sock"
+export SRC DST
+
+{
+  printf 'started\t%s\n' "$(date '+%Y-%m-%d %H:%M:%S %z')"
+  printf 'host\t%s\n' "$(hostname)"
+  printf 'quick\t%s\n' "${quick:-0}"
+  printf 'hyperfine_opts\t%s\n' "${hf_opts[*]}"
+  printf 'load_before\t%s\n' "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || :)"
+  printf 'srcdir\t%s\n' "$(dirname "$bench")"
+} >"$work/run.info"
+metas=()
+
+# A comparison is declared with begin, claim, note, source_server,
+# destination_server, setup, fresh, baseline, chart and cmd, then run.
+begin ()
+{
+  id=$1 title=$2
+  claim= notes=() src= dst= setup= fresh=yes baseline= chart=
+  labels=() commands=()
+}
+claim () { claim=$1; }
+note () { notes+=("$1"); }
+source_server () { src=$1; }
+destination_server () { dst=$1; }
+setup () { setup=$1; }
+fresh () { fresh=$1; }
+baseline () { baseline=$1; }
+chart () { chart=$1; }
+cmd () { labels+=("$1"); commands+=("$2"); }
+
+run ()
+{
+  selected "$id" || return 0
+  local meta="$work/$id.meta" prepare i args=()
+  # The servers' words go to sh unquoted (none has a space) but
+  # "$BENCH_STATE" stays a variable, expanded by sh at each run.
+  prepare="\"\$BENCH_STATE/servers.sh\" stop-all"
+  [ -z "$setup" ] || prepare="$prepare && $setup"
+  [ -z "$src" ] || prepare="$prepare && \"\$BENCH_STATE/servers.sh\" start src $src"
+  [ -z "$dst" ] || prepare="$prepare && \"\$BENCH_STATE/servers.sh\" start dst $dst"
+  {
+    printf 'id\t%s\ntitle\t%s\nclaim\t%s\n' "$id" "$title" "$claim"
+    printf 'baseline\t%s\nfresh\t%s\n' "${baseline:-${labels[0]}}" "$fresh"
+    [ -z "$src" ] || printf 'source\t%s\n' "$src"
+    [ -z "$dst" ] || printf 'destination\t%s\n' "$dst"
+    [ -z "$setup" ] || printf 'setup\t%s\n' "$setup"
+    [ -z "$chart" ] || printf 'chart\t%s\n' "$chart"
+    for i in "${!notes[@]}"; do printf 'note\t%s\n' "${notes[$i]}"; done
+    for i in "${!labels[@]}"; do
+      printf 'command\t%s\t%s\n' "${labels[$i]}" "${commands[$i]}"
+      args+=("--command-name=${labels[$i]}" "${commands[$i]}")
+    done
+  } >"$meta"
+  metas+=("$meta")
+
+  echo "=== $id. $title" >&2
+  if [ "$fresh" = yes ]; then
+    args=(--prepare "$prepare" "${args[@]}")
+  else
+    # Read-only servers: start them once for all the runs.
+    sh -c "$prepare" || die "$id: servers did not start: $prepare"
+  fi
+  hyperfine "${hf_opts[@]}" --style basic --export-json "$work/$id.json" \
+    "${args[@]}" >&2 ||
+    die "$id: hyperfine failed (it hides the commands' output: run the" \
+        "command from $meta by hand after starting its servers)"
+  "$servers" stop-all
+}
+
+# servers.sh is called from the prepare commands through $BENCH_STATE,
+# so that they read the same in the report whatever the source path.
+ln -s "$servers" "$BENCH_STATE/servers.sh"
+
+begin 1 "Read-buffer initialization"
+claim "copy-libev --no-init (libnbd does not zero read buffers) is 3-10% faster than --init"
+source_server "nbdkit pattern $size"
+destination_server "nbdkit memory $size"
+cmd "copy-libev --init" 'copy-libev --init "$SRC" "$DST"'
+cmd "copy-libev --no-init" 'copy-libev --no-init "$SRC" "$DST"'
+run
+
+begin 2 "Request size sweep"
+claim "1 MiB requests are best; 32 MiB requests are about 23% slower"
+source_server "nbdkit pattern $size"
+destination_server "nbdkit memory $size"
+baseline "copy-libev --request-size=1M"
+chart request-size
+for rs in 256k 512k 1M 2M 4M 8M 16M 32M; do
+  cmd "copy-libev --request-size=$rs" "copy-libev --request-size=$rs \"\$SRC\" \"\$DST\""
+done
+run
+
+# Comparison 3: the copiers, on three kinds of image.
+copiers ()
+{
+  [ "$1" = no-copy-libev ] || cmd "copy-libev" 'copy-libev "$SRC" "$DST"'
+  cmd "zero-extent-copy-libev" 'zero-extent-copy-libev "$SRC" "$DST"'
+  cmd "nbdcopy" 'nbdcopy -- "$SRC" "$DST"'
+  cmd "nbdcopy --request-size=1M --requests=16 --connections=1" \
+      'nbdcopy --request-size=1048576 --requests=16 --connections=1 -- "$SRC" "$DST"'
+  cmd "qemu-img convert -n -W" 'qemu-img convert -n -W -f raw -O raw "$SRC" "$DST"'
+  note "nbdcopy 1.14 takes --request-size in bytes only: 1M is written 1048576."
+  note "qemu-img is given -f raw -O raw: the NBD exports are raw, and probing would only add reads."
+}
+
+begin 3a "Copiers: pattern to memory"
+claim "how the copiers compare on an image that is all data"
+source_server "nbdkit pattern $size"
+destination_server "nbdkit memory $size"
+copiers all
+run
+
+begin 3b "Copiers: sparse-random 50% to memory"
+claim "how the copiers compare on an image that is half data, half holes"
+source_server "nbdkit sparse-random $big percent=50 seed=1"
+destination_server "nbdkit memory $big"
+copiers all
+note "seed=1 makes every run's source the same image."
+run
+
+begin 3c "Copiers: empty qcow2 to empty qcow2 through qemu-nbd"
+claim "how the copiers compare on an image that is all holes"
+setup "qemu-img create -q -f qcow2 \"\$BENCH_STATE/src.qcow2\" $huge && qemu-img create -q -f qcow2 \"\$BENCH_STATE/dst.qcow2\" $huge"
+source_server "qemu-nbd --read-only -f qcow2 \"\$BENCH_STATE/src.qcow2\""
+destination_server "qemu-nbd -f qcow2 \"\$BENCH_STATE/dst.qcow2\""
+copiers no-copy-libev
+note "copy-libev is left out: it reads every byte, and reading 1 TiB of zeroes would take it over 15 minutes a run. The baseline is zero-extent-copy-libev."
+note "Both qcow2 files are created anew before every run (not timed)."
+run
+
+# Comparison 4: checksums.  nbdcopy | sha256sum is a different digest
+# (of the whole stream, not the block hash), but the same reads.
+checksummers ()
+{
+  cmd "checksum-libev" 'checksum-libev "$SRC"'
+  cmd "checksum-libev --requests=1" 'checksum-libev --requests=1 "$SRC"'
+  cmd "nbdcopy to sha256sum" 'nbdcopy -- "$SRC" - | sha256sum'
+}
+
+begin 4a "Checksum: zero image"
+claim "the ring is about 4.7x faster than nbdcopy | sha256sum on zeroes"
+source_server "nbdkit null $zero"
+fresh no
+checksummers
+note "The zero image is $zero (nbdkit null, which reports it all as a hole), so that nbdcopy | sha256sum stays under about ten seconds a run."
+run
+
+begin 4b "Checksum: data image"
+claim "the ring is 1.4-2x faster than nbdcopy | sha256sum over NBD on data"
+source_server "nbdkit pattern $size"
+fresh no
+checksummers
+run
+
+begin 4c "Checksum: 50% sparse image"
+claim "the ring against nbdcopy | sha256sum on an image half data, half holes"
+source_server "nbdkit sparse-random $size percent=50 seed=1"
+fresh no
+checksummers
+run
+
+# Comparison 5: socket buffer sizes, against the kernel's default.
+sockbuf_note ()
+{
+  local f v
+  v=
+  for f in wmem_default wmem_max rmem_default rmem_max; do
+    v="$v net.core.$f=$(cat "/proc/sys/net/core/$f" 2>/dev/null || echo '?')"
+  done
+  note "The default is what the kernel gives a new Unix socket; here$v. Linux caps a request at the *_max value and reports twice what was set."
+  note "The servers listen on Unix sockets, as in every other comparison."
+}
+
+begin 5a "Socket buffers: checksum-libev"
+claim "a 1 MiB send buffer is best, up to 5-7x faster (measured on macOS); what does Linux show?"
+source_server "nbdkit pattern $size"
+fresh no
+cmd "checksum-libev (default)" 'checksum-libev "$SRC"'
+for sb in 64k 128k 256k 512k 1M 2M; do
+  cmd "checksum-libev --socket-buffer=$sb" "checksum-libev --socket-buffer=$sb \"\$SRC\""
+done
+sockbuf_note
+run
+
+begin 5b "Socket buffers: copy-libev"
+claim "a 1 MiB send buffer is best, up to 5-7x faster (measured on macOS); what does Linux show?"
+source_server "nbdkit pattern $size"
+destination_server "nbdkit memory $size"
+cmd "copy-libev (default)" 'copy-libev "$SRC" "$DST"'
+for sb in 64k 128k 256k 512k 1M 2M; do
+  cmd "copy-libev --socket-buffer=$sb" "copy-libev --socket-buffer=$sb \"\$SRC\" \"\$DST\""
+done
+sockbuf_note
+run
+
+[ ${#metas[@]} -gt 0 ] || die "BENCH_ONLY='$only' selects no comparison"
+{
+  printf 'load_after\t%s\n' "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || :)"
+  printf 'finished\t%s\n' "$(date '+%Y-%m-%d %H:%M:%S %z')"
+} >>"$work/run.info"
+
+python3 "$bench/report.py" --info "$work/run.info" \
+  --output "$results/$name.md" --chart "$results/$name-request-size.svg" \
+  "${metas[@]}"
+cat "$results/$name.md"
+echo "$prog: report in $results/$name.md" >&2

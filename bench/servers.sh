@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# servers.sh: start and stop the benchmark's NBD servers by name.
+#
+#   servers.sh start NAME nbdkit|qemu-nbd ARGS...
+#   servers.sh restart NAME nbdkit|qemu-nbd ARGS...
+#   servers.sh stop NAME...
+#   servers.sh stop-all
+#
+# Every server listens on $BENCH_STATE/NAME.sock (so its URI is
+# nbd+unix:///?socket=$BENCH_STATE/NAME.sock, known before it starts)
+# and writes $BENCH_STATE/NAME.pid.  bench/run.sh calls "restart" from
+# hyperfine's --prepare, so each timed run meets fresh servers (an empty
+# memory destination, a new qcow2) and server start-up is not timed; it
+# calls "stop-all" at the end and from its trap.
+#
+# Example:
+#   export BENCH_STATE=$(mktemp -d)
+#   bench/servers.sh start src nbdkit pattern 1G
+#   nbdinfo "nbd+unix:///?socket=$BENCH_STATE/src.sock"
+#   bench/servers.sh stop-all
+set -e
+set -u
+
+: "${BENCH_STATE:?servers.sh: set BENCH_STATE to a directory}"
+prog=servers.sh
+
+die ()
+{
+  echo "$prog: $*" >&2
+  exit 1
+}
+
+# running PID: true while PID is a live process.  A zombie counts as
+# gone: a daemonised server's parent is init, which may reap it late,
+# and "kill -0" would wait for that (about a second here) for nothing.
+running ()
+{
+  local stat
+  stat=$(ps -o stat= -p "$1" 2>/dev/null) || return 1
+  case $stat in
+    Z*|"") return 1 ;;
+    *) return 0 ;;
+  esac
+}
+
+# stop NAME: SIGTERM, then wait until it has exited.  qemu-nbd must
+# have closed its image before the next run recreates it, and nbdkit
+# memory must have given its RAM back before the next one allocates.
+# SIGKILL only if it ignores SIGTERM for 10 seconds.
+stop ()
+{
+  local pidfile="$BENCH_STATE/$1.pid" pid
+  [ -s "$pidfile" ] || { rm -f "$pidfile" "$BENCH_STATE/$1.sock"; return 0; }
+  pid=$(cat "$pidfile")
+  kill "$pid" 2>/dev/null || :
+  for _ in $(seq 1 1000); do
+    running "$pid" || break
+    sleep 0.01
+  done
+  if running "$pid"; then
+    kill -9 "$pid" 2>/dev/null || :
+    while running "$pid"; do sleep 0.01; done
+  fi
+  rm -f "$pidfile" "$BENCH_STATE/$1.sock"
+}
+
+# start NAME SERVER ARGS...: both servers daemonise and write their pid
+# file once they accept connections; wait for it.
+start ()
+{
+  local name=$1 sock="$BENCH_STATE/$1.sock" pidfile="$BENCH_STATE/$1.pid"
+  shift
+  [ $# -ge 1 ] || die "start $name: no server given"
+  [ ! -e "$pidfile" ] || die "start $name: already running (pid $(cat "$pidfile"))"
+  rm -f "$sock"
+  case $1 in
+    nbdkit)
+      shift
+      nbdkit -U "$sock" -P "$pidfile" "$@" ||
+        die "nbdkit $* did not start" ;;
+    qemu-nbd)
+      shift
+      qemu-nbd --fork --persistent --socket="$sock" --pid-file="$pidfile" "$@" ||
+        die "qemu-nbd $* did not start" ;;
+    *) die "unknown server '$1' (nbdkit or qemu-nbd)" ;;
+  esac
+  for _ in $(seq 1 500); do
+    [ -s "$pidfile" ] && [ -S "$sock" ] && return 0
+    sleep 0.01
+  done
+  die "$* did not write $pidfile within 5 seconds"
+}
+
+[ $# -ge 1 ] || die "usage: servers.sh start|restart|stop|stop-all ..."
+cmd=$1; shift
+case $cmd in
+  start) [ $# -ge 2 ] || die "usage: servers.sh start NAME SERVER ARGS..."
+         start "$@" ;;
+  restart) [ $# -ge 2 ] || die "usage: servers.sh restart NAME SERVER ARGS..."
+           stop "$1"; start "$@" ;;
+  stop) for n in "$@"; do stop "$n"; done ;;
+  stop-all)
+    for f in "$BENCH_STATE"/*.pid; do
+      [ -e "$f" ] || continue
+      n=${f##*/}; stop "${n%.pid}"
+    done ;;
+  *) die "unknown command '$cmd'" ;;
+esac
