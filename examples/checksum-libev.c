@@ -13,6 +13,11 @@
  *    complete in any order, but the hash is fed strictly in offset order
  *    as slots retire from the head of the ring.
  *
+ *  - Hashing on a second thread: the loop thread does all the I/O, a
+ *    hash thread all the hashing, and they meet at the head of the ring
+ *    one slot at a time.  The loop hands over the head once its read is
+ *    done; the thread hashes it and wakes the loop with an ev_async.
+ *
  *  - Reading less: block status (common/extents.c) says which ranges
  *    read as zeroes.  Whole zero blocks are hashed without any I/O, as
  *    copies of H (zero block) computed once, so a 1 TiB hole costs 16 Mi
@@ -32,7 +37,7 @@
  *
  *   cc -O2 -Icommon examples/checksum-libev.c common/connect.c \
  *     common/extents.c common/nbd-ev.c common/ring.c common/util.c \
- *     -o checksum-libev -lnbd -lev -lcrypto
+ *     -o checksum-libev -pthread -lnbd -lev -lcrypto
  */
 
 #ifdef HAVE_CONFIG_H
@@ -42,6 +47,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -90,10 +96,11 @@
  */
 #define ZERO_RUN_DIGESTS 2048
 
-/* Longest zero run in one slot.  Hashing a run blocks the loop, and
- * 4 GiB (65536 digests, about a millisecond) is short enough never to
- * hold up replies.  Block status without 64-bit lengths never reports
- * more than this anyway.
+/* Longest zero run in one slot.  Runs are hashed on the hash thread, so
+ * even a long one never blocks the loop; the cap only keeps each
+ * hand-over short (65536 digests, about a millisecond) so that reads
+ * behind a hole are hashed soon after they arrive.  Block status without
+ * 64-bit lengths never reports more than this anyway.
  */
 #define MAX_ZERO_RUN (UINT64_C (1) << 32)
 
@@ -111,14 +118,39 @@ struct block_hash {
   unsigned char *zero_run;      /* ZERO_RUN_DIGESTS copies of zero_digest */
 };
 
+/* The hash thread's queue, the only state both threads touch.  The
+ * loop thread owns the ring and every slot's state; it appends slots
+ * whose data is ready, strictly in offset order, and the thread hashes
+ * them in the order queued, counting each one it finishes.  The mutex
+ * orders everything the loop wrote to a slot (the read's data, its
+ * offset and length) before the thread reads it.
+ */
+struct hash_thread {
+  pthread_t thread;
+  pthread_mutex_t lock;
+  pthread_cond_t cond;          /* signalled: a slot queued, or quit */
+  struct slot **queue;          /* circular, room for every slot */
+  unsigned size, first, len;
+  unsigned finished;            /* hashed, not yet collected by the loop */
+  bool quit;
+  struct ev_loop *loop;
+  ev_async wake;                /* sent by the thread after each slot */
+};
+
 static struct nbd_ev src;
 static struct ring *ring;
 static struct extent_map map;
 static struct block_hash hash;
+static struct hash_thread hasher = {
+  .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
+};
 static uint64_t size;           /* the export size */
 static uint64_t request_size;
 static uint64_t next_offset;    /* where the next slot starts */
 static uint64_t bytes_hashed;   /* everything before this is in the hash */
+static struct slot **issued;    /* slot of sequence number s at s % slots */
+static uint64_t nr_issued;      /* slots taken so far */
+static uint64_t nr_queued;      /* of which handed to the hash thread */
 static struct progress progress;
 
 /* OpenSSL's digest calls fail only when out of memory or misused, but a
@@ -269,6 +301,7 @@ start_read (uint64_t offset, uint64_t length)
   nbd_completion_callback cb = { .callback = read_done, .user_data = slot };
 
   slot->kind = KIND_DATA;
+  issued[nr_issued++ % ring->nr_slots] = slot;
   slot_debug (slot, "read");
   if (nbd_aio_pread (src.nbd, slot->buf, length, offset, cb, 0) == -1)
     die ("read at offset %" PRIu64 " length %" PRIu64 ": %s",
@@ -286,6 +319,7 @@ start_zero_run (uint64_t offset, uint64_t length)
 
   slot->kind = KIND_ZERO;
   slot->state = SLOT_READ_DONE;
+  issued[nr_issued++ % ring->nr_slots] = slot;
   slot_debug (slot, "zero run");
 }
 
@@ -325,14 +359,12 @@ read_end (uint64_t offset)
 }
 
 /* Fill idle slots: zero runs where block status says whole blocks read
- * as zeroes, reads everywhere else.  Returns true if it started a zero
- * run, which may be hashed at once without waiting for the loop.
+ * as zeroes, reads everywhere else.
  */
-static bool
+static void
 start_slots (void)
 {
   uint64_t ahead = ring->nr_slots * request_size;
-  bool zero_started = false;
   struct extent e;
   uint64_t end;
 
@@ -348,7 +380,6 @@ start_slots (void)
       end = round_down (e.offset + MIN (e.length, MAX_ZERO_RUN),
                         hash.block_size);
       start_zero_run (next_offset, end - next_offset);
-      zero_started = true;
     }
     else {
       end = read_end (next_offset);
@@ -360,7 +391,102 @@ start_slots (void)
    * are in flight.
    */
   extents_pump (&map, next_offset, ahead);
-  return zero_started;
+}
+
+/* The hash thread: take the oldest queued slot, hash it, count it and
+ * wake the loop.  It never touches the ring or libnbd.
+ */
+static void *
+hash_thread_main (void *arg)
+{
+  struct hash_thread *t = arg;
+  struct slot *slot;
+
+  for (;;) {
+    pthread_mutex_lock (&t->lock);
+    while (t->len == 0 && !t->quit)
+      pthread_cond_wait (&t->cond, &t->lock);
+    if (t->len == 0) {
+      pthread_mutex_unlock (&t->lock);
+      return NULL;              /* quit, and nothing left to hash */
+    }
+    slot = t->queue[t->first];
+    t->first = (t->first + 1) % t->size;
+    t->len--;
+    pthread_mutex_unlock (&t->lock);
+
+    if (slot->kind == KIND_ZERO)
+      hash_zero_blocks (&hash, slot->length / hash.block_size);
+    else
+      hash_data (&hash, slot->buf, slot->length);
+
+    pthread_mutex_lock (&t->lock);
+    t->finished++;
+    pthread_mutex_unlock (&t->lock);
+    ev_async_send (t->loop, &t->wake);
+  }
+}
+
+/* Loop thread: queue a slot for hashing. */
+static void
+hash_thread_give (struct hash_thread *t, struct slot *slot)
+{
+  pthread_mutex_lock (&t->lock);
+  t->queue[(t->first + t->len) % t->size] = slot;
+  t->len++;
+  pthread_cond_signal (&t->cond);
+  pthread_mutex_unlock (&t->lock);
+}
+
+/* Loop thread: how many slots were hashed since the last call. */
+static unsigned
+hash_thread_collect (struct hash_thread *t)
+{
+  unsigned n;
+
+  pthread_mutex_lock (&t->lock);
+  n = t->finished;
+  t->finished = 0;
+  pthread_mutex_unlock (&t->lock);
+  return n;
+}
+
+/* Nothing to do here: the wake-up itself is the point, since pump_cb
+ * runs before the loop blocks again.
+ */
+static void
+wake_cb (struct ev_loop *loop, ev_async *w, int revents)
+{
+}
+
+static void
+hash_thread_start (struct hash_thread *t, struct ev_loop *loop,
+                   unsigned nr_slots)
+{
+  int r;
+
+  t->queue = calloc (nr_slots, sizeof *t->queue);
+  if (t->queue == NULL)
+    die ("%s", strerror (errno));
+  t->size = nr_slots;
+  t->loop = loop;
+  ev_async_init (&t->wake, wake_cb);
+  ev_async_start (loop, &t->wake);
+  r = pthread_create (&t->thread, NULL, hash_thread_main, t);
+  if (r != 0)
+    die ("cannot start the hash thread: %s", strerror (r));
+}
+
+static void
+hash_thread_stop (struct hash_thread *t)
+{
+  pthread_mutex_lock (&t->lock);
+  t->quit = true;
+  pthread_cond_signal (&t->cond);
+  pthread_mutex_unlock (&t->lock);
+  pthread_join (t->thread, NULL);
+  ev_async_stop (t->loop, &t->wake);
+  free (t->queue);
 }
 
 /* A failed read ends the program before its buffer is hashed: with
@@ -374,25 +500,17 @@ slot_failed (const struct slot *slot)
        slot->offset, slot->length, strerror (slot->error));
 }
 
-/* The in-order consumer: hash slots from the head of the ring while the
- * head is done.  A slot that finished early waits for the ones before
- * it.  Failures are noticed when they reach the head, so the error
- * reported is always the first in offset order.
+/* Retire the slots the hash thread finished.  It hashes in the order
+ * they were queued, which is ring order, so they are at the head.
  */
 static void
-retire_slots (void)
+retire_hashed (void)
 {
+  unsigned n = hash_thread_collect (&hasher);
   struct slot *slot;
 
-  while ((slot = ring_head (ring)) != NULL) {
-    if (slot->state == SLOT_FAILED)
-      slot_failed (slot);
-    if (slot->state != SLOT_READ_DONE)
-      break;
-    if (slot->kind == KIND_ZERO)
-      hash_zero_blocks (&hash, slot->length / hash.block_size);
-    else
-      hash_data (&hash, slot->buf, slot->length);
+  while (n-- > 0) {
+    slot = ring_head (ring);
     slot_debug (slot, "hashed");
     bytes_hashed += slot->length;
     progress_update (&progress, bytes_hashed);
@@ -400,18 +518,43 @@ retire_slots (void)
   }
 }
 
-/* The heart of the program, run before the loop blocks each time.
- * Retiring frees slots and starting zero runs fills them with work that
- * is done at once, so repeat until only I/O can make progress: without
- * the repeat, a map full of zero runs would leave the loop waiting on a
- * socket that has nothing to say.
+/* The in-order consumer: queue slots for hashing in issue order, which
+ * is offset order, for as long as the next one's data is ready.  A slot
+ * that finished reading early waits for the ones before it.  The queued
+ * slots are in SLOT_WRITING, the ring's second step, which here means
+ * "being hashed".  Failures are noticed in the same order, so the error
+ * reported is the first in offset order.
+ */
+static void
+queue_ready (void)
+{
+  struct slot *slot;
+
+  while (nr_queued < nr_issued) {
+    slot = issued[nr_queued % ring->nr_slots];
+    if (slot->state == SLOT_FAILED)
+      slot_failed (slot);
+    if (slot->state != SLOT_READ_DONE)
+      break;
+    slot->state = SLOT_WRITING;
+    slot_debug (slot, "hashing");
+    hash_thread_give (&hasher, slot);
+    nr_queued++;
+  }
+}
+
+/* The heart of the program, run before the loop blocks each time:
+ * retire what the hash thread finished, refill the ring, then queue what
+ * is ready.  Refilling comes before queueing so that zero runs, ready
+ * the moment they are taken, are queued at once.  The thread's ev_async
+ * brings the loop back here after each slot.
  */
 static void
 pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
 {
-  do
-    retire_slots ();
-  while (start_slots ());
+  retire_hashed ();
+  start_slots ();
+  queue_ready ();
 
   if (bytes_hashed == size)
     ev_break (loop, EVBREAK_ALL);
@@ -554,7 +697,8 @@ main (int argc, char *argv[])
   extents_init (&map, src.nbd, "source");
 
   ring = ring_new (requests, request_size, RING_IN_ORDER);
-  if (ring == NULL)
+  issued = calloc (requests, sizeof *issued);
+  if (ring == NULL || issued == NULL)
     die ("cannot allocate %u requests of %" PRIu64 " bytes: %s",
          requests, request_size, strerror (errno));
   debug ("hashing %" PRIu64 " bytes with %s, %" PRIu64 "-byte blocks, "
@@ -569,10 +713,13 @@ main (int argc, char *argv[])
   ev_prepare_init (&pump, pump_cb);
   ev_prepare_start (loop, &pump);
 
+  hash_thread_start (&hasher, loop, requests);
+
   progress_init (&progress, show_progress, size);
   ev_run (loop, 0);
   progress_done (&progress, bytes_hashed);
 
+  hash_thread_stop (&hasher);
   ev_prepare_stop (loop, &pump);
   nbd_ev_stop (&src);
   hash_final (&hash, size, hex);
@@ -583,6 +730,7 @@ main (int argc, char *argv[])
   nbd_close (src.nbd);
   extents_free (&map);
   ring_free (ring);
+  free (issued);
   hash_free (&hash);
   return EXIT_SUCCESS;
 }

@@ -3,7 +3,9 @@
 bin_PROGRAMS += examples/checksum-libev
 
 examples_checksum_libev_SOURCES = examples/checksum-libev.c $(COMMON_SOURCES)
-examples_checksum_libev_CFLAGS = $(WARNINGS_CFLAGS) $(LIBNBD_CFLAGS) $(LIBEV_CFLAGS) $(LIBCRYPTO_CFLAGS)
+# -pthread: the hashing runs on a thread of its own.
+examples_checksum_libev_CFLAGS = $(WARNINGS_CFLAGS) -pthread $(LIBNBD_CFLAGS) $(LIBEV_CFLAGS) $(LIBCRYPTO_CFLAGS)
+examples_checksum_libev_LDFLAGS = -pthread
 examples_checksum_libev_LDADD = $(LIBNBD_LIBS) $(LIBEV_LIBS) $(LIBCRYPTO_LIBS)
 
 # Each test checks one behaviour against tests/blkhash-ref.py or
