@@ -1,1 +1,35 @@
 # bench/bench.mk: make bench (included by Makefile.am).
+#
+# Benchmarks are opt-in: make check runs none of them, except that
+# tests/bench-quick.sh runs "make bench QUICK=1" once to prove that the
+# harness works (it judges no numbers).  bench/run.sh says what is
+# measured and how; the report goes to bench/results/DATE-HOST.md and
+# stdout.
+#
+#   make bench                     the full run (tens of minutes)
+#   make bench QUICK=1             small images, 2 runs: about a minute
+#   make bench BENCH_ONLY="2 3a"   only some comparisons
+#   make bench BENCH_RESULTS=DIR   the report elsewhere
+
+TESTS_SH += \
+	tests/bench-quick.sh \
+	$(NULL)
+
+EXTRA_DIST += \
+	bench/bench.mk \
+	bench/report.py \
+	bench/results/.gitignore \
+	bench/run.sh \
+	bench/servers.sh \
+	$(NULL)
+
+# The examples under test are the ones just built: TESTS_ENVIRONMENT
+# puts $(abs_top_builddir)/examples first on PATH.
+bench: $(bin_PROGRAMS)
+	$(TESTS_ENVIRONMENT) \
+	QUICK="$(QUICK)" \
+	BENCH_RESULTS="$(BENCH_RESULTS)" \
+	BENCH_ONLY="$(BENCH_ONLY)" \
+	$(SHELL) $(srcdir)/bench/run.sh
+
+.PHONY: bench

@@ -176,7 +176,8 @@ def comparison(meta, chart_svg, out):
 
     out.append("## %s. %s" % (meta["id"], meta["title"]))
     out.append("")
-    out.append("Claim checked: %s." % meta["claim"])
+    claim = meta["claim"]
+    out.append("Claim checked: %s%s" % (claim, "" if claim[-1] in ".?!" else "."))
     out.append("")
     servers = []
     if "source" in meta:

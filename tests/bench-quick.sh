@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# make bench QUICK=1 runs every comparison of bench/run.sh and writes a
+# report with a table row for every command of every comparison.  This
+# is the one benchmark make check runs, as a smoke test of the harness:
+# it judges no numbers.
+source "$abs_top_srcdir/tests/functions.sh"
+requires hyperfine gnuplot nbdkit qemu-nbd qemu-img nbdcopy python3 sha256sum
+
+${MAKE:-make} -s -C "$abs_top_builddir" bench QUICK=1 \
+  BENCH_RESULTS="$tmpdir/results" >"$tmpdir/stdout" ||
+  fail "make bench QUICK=1 failed"
+
+reports=("$tmpdir"/results/*-quick.md)
+[ ${#reports[@]} -eq 1 ] && [ -s "${reports[0]}" ] ||
+  fail "expected one report in $tmpdir/results, found: ${reports[*]}"
+report=${reports[0]}
+cmp "$report" "$tmpdir/stdout" || fail "stdout is not the report"
+[ -s "${report%.md}-request-size.svg" ] || fail "no request size chart"
+ps -o args= -u "$(id -u)" | grep -F "$tmpdir" && fail "servers left running"
+
+# Every "## ID. title" section's table rows, as "ID label".
+awk '
+  /^## [0-9]+[a-z]?\. / { id = $2; sub(/\.$/, "", id) }
+  /^\| `/ { split($0, c, "`"); print id, c[2] }
+' "$report" >"$tmpdir/rows"
+
+{
+  echo "1 copy-libev --init"
+  echo "1 copy-libev --no-init"
+  for rs in 256k 512k 1M 2M 4M 8M 16M 32M; do
+    echo "2 copy-libev --request-size=$rs"
+  done
+  for c in 3a 3b 3c; do
+    [ $c = 3c ] || echo "$c copy-libev"
+    echo "$c zero-extent-copy-libev"
+    echo "$c nbdcopy"
+    echo "$c nbdcopy --request-size=1M --requests=16 --connections=1"
+    echo "$c qemu-img convert -n -W"
+  done
+  for c in 4a 4b 4c; do
+    echo "$c checksum-libev"
+    echo "$c checksum-libev --requests=1"
+    echo "$c nbdcopy to sha256sum"
+  done
+  for p in 5a:checksum-libev 5b:copy-libev; do
+    echo "${p%%:*} ${p#*:} (default)"
+    for sb in 64k 128k 256k 512k 1M 2M; do
+      echo "${p%%:*} ${p#*:} --socket-buffer=$sb"
+    done
+  done
+} >"$tmpdir/expected"
+
+diff -u "$tmpdir/expected" "$tmpdir/rows" ||
+  fail "the report's table rows differ from the comparisons (- expected, + found)"
+echo "ok: $(wc -l <"$tmpdir/rows") rows in $report"
