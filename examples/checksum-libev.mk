@@ -11,10 +11,15 @@ examples_checksum_libev_LDADD = $(LIBNBD_LIBS) $(LIBEV_LIBS) $(LIBCRYPTO_LIBS)
 # Each test checks one behaviour against tests/blkhash-ref.py or
 # blkhash's published values.
 TESTS_SH += \
+	tests/checksum-errors.sh \
+	tests/checksum-no-extents.sh \
+	tests/checksum-out-of-order.sh \
 	tests/checksum-published.sh \
 	tests/checksum-qemu-nbd.sh \
+	tests/checksum-ring-shapes.sh \
 	tests/checksum-sparse-random.sh \
 	tests/checksum-unaligned.sh \
+	tests/checksum-zero-runs.sh \
 	$(NULL)
 
 EXTRA_DIST += tests/blkhash-ref.py

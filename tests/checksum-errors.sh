@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Every failure prints one line on stderr, exits non-zero and prints no
+# digest: bad options, a server that is not there, and read errors,
+# whether every read fails or only one in the middle of the image.
+source "$abs_top_srcdir/tests/functions.sh"
+requires nbdkit
+
+start_nbdkit good pattern 8M
+
+expect_error "unknown digest 'nosuch'" checksum-libev --digest=nosuch "$good"
+expect_error "--block-size: 3000 is not a power of two" \
+  checksum-libev --block-size=3000 "$good"
+expect_error "--request-size: 96k is not a multiple of the block size" \
+  checksum-libev --request-size=96k "$good"
+expect_error "--requests: '0'" checksum-libev --requests=0 "$good"
+expect_error "expected one URI" checksum-libev
+expect_error "cannot connect" \
+  checksum-libev "nbd+unix:///?socket=$tmpdir/nothing.sock"
+
+# Every read fails: the first one in offset order is reported.
+start_nbdkit allbad --filter=error pattern 8M \
+  error-pread=EIO error-pread-rate=100%
+expect_error "read failed at offset 0 length 1048576: Input/output error" \
+  checksum-libev "$allbad"
+
+# One bad megabyte in the middle, after reads that succeeded and were
+# hashed already: still no digest.
+start_nbdkit onebad eval \
+  get_size='echo 8388608' \
+  thread_model='echo parallel' \
+  pread='if [ $4 -ge 4194304 ] && [ $4 -lt 5242880 ]; then
+           echo "EIO bad sector" >&2; exit 1
+         fi
+         head -c $3 /dev/zero'
+expect_error "read failed at offset 4194304 length 1048576: Input/output error" \
+  checksum-libev "$onebad"
