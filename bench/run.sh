@@ -95,10 +95,17 @@ mkdir "$work"
 
 BENCH_STATE=$(mktemp -d "${TMPDIR:-/tmp}/nbd-libev-benchrun.XXXXXX")
 export BENCH_STATE
+hf_pid=
 cleanup ()
 {
   status=$?
   trap - EXIT INT TERM
+  # On an interrupt, hyperfine goes first, so that no --prepare starts
+  # a server after the servers have been stopped.
+  if [ -n "$hf_pid" ]; then
+    kill "$hf_pid" 2>/dev/null || :
+    wait "$hf_pid" 2>/dev/null || :
+  fi
   "$servers" stop-all || :
   rm -rf "$BENCH_STATE"
   [ $status -eq 0 ] || echo "$prog: failed; partial results in $work" >&2
@@ -174,10 +181,15 @@ run ()
     # Read-only servers: start them once for all the runs.
     sh -c "$prepare" || die "$id: servers did not start: $prepare"
   fi
+  # In the background and waited for, so that a TERM or INT reaches the
+  # trap at once, not only once hyperfine has finished the comparison.
   hyperfine "${hf_opts[@]}" --style basic --export-json "$work/$id.json" \
-    "${args[@]}" >&2 ||
+    "${args[@]}" >&2 &
+  hf_pid=$!
+  wait "$hf_pid" ||
     die "$id: hyperfine failed (it hides the commands' output: run the" \
         "command from $meta by hand after starting its servers)"
+  hf_pid=
   "$servers" stop-all
 }
 

@@ -6,8 +6,10 @@
 source "$abs_top_srcdir/tests/functions.sh"
 requires hyperfine gnuplot nbdkit qemu-nbd qemu-img nbdcopy python3 sha256sum
 
-${MAKE:-make} -s -C "$abs_top_builddir" bench QUICK=1 \
-  BENCH_RESULTS="$tmpdir/results" >"$tmpdir/stdout" ||
+# TMPDIR puts run.sh's servers' sockets under $tmpdir, to check below
+# that none is left running.
+TMPDIR=$tmpdir ${MAKE:-make} -s --no-print-directory -C "$abs_top_builddir" \
+  bench QUICK=1 BENCH_RESULTS="$tmpdir/results" >"$tmpdir/stdout" ||
   fail "make bench QUICK=1 failed"
 
 reports=("$tmpdir"/results/*-quick.md)
@@ -16,7 +18,7 @@ reports=("$tmpdir"/results/*-quick.md)
 report=${reports[0]}
 cmp "$report" "$tmpdir/stdout" || fail "stdout is not the report"
 [ -s "${report%.md}-request-size.svg" ] || fail "no request size chart"
-ps -o args= -u "$(id -u)" | grep -F "$tmpdir" && fail "servers left running"
+! pgrep -f -- "$tmpdir/nbd-libev-benchrun" || fail "servers left running"
 
 # Every "## ID. title" section's table rows, as "ID label".
 awk '
@@ -52,4 +54,5 @@ awk '
 
 diff -u "$tmpdir/expected" "$tmpdir/rows" ||
   fail "the report's table rows differ from the comparisons (- expected, + found)"
+cat "$report"
 echo "ok: $(wc -l <"$tmpdir/rows") rows in $report"
