@@ -344,6 +344,17 @@ check_request_size (struct nbd_handle *nbd, const char *name,
          "maximum block size %" PRIi64, name, request_size, max);
 }
 
+void
+check_block_aligned (struct nbd_handle *nbd, const char *name,
+                     uint64_t value, const char *what)
+{
+  int64_t min = nbd_get_block_size (nbd, LIBNBD_SIZE_MINIMUM);
+
+  if (min > 1 && value % min != 0)
+    die ("%s: %s (%" PRIu64 ") is not a multiple of the server's minimum "
+         "block size %" PRIi64, name, what, value, min);
+}
+
 uint64_t
 export_size (struct nbd_handle *nbd, const char *name)
 {

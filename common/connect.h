@@ -69,6 +69,13 @@ struct nbd_handle *connect_uri (const char *uri, const char *name,
 void check_request_size (struct nbd_handle *nbd, const char *name,
                          uint64_t request_size);
 
+/* Check that value (an offset or a length; what names it) is a multiple
+ * of the server's minimum block size, which the server may otherwise
+ * refuse.  Fatal if not.
+ */
+void check_block_aligned (struct nbd_handle *nbd, const char *name,
+                          uint64_t value, const char *what);
+
 /* The export size, or fatal. */
 uint64_t export_size (struct nbd_handle *nbd, const char *name);
 

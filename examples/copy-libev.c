@@ -241,7 +241,8 @@ usage (FILE *fp, int status)
 "  --init              let libnbd zero read buffers before each read\n"
 "  --no-init           do not (default; every read's error is checked)\n"
 "  --flush             flush the destination when the copy is done\n"
-"  --socket-buffer=SIZE  set SO_SNDBUF and SO_RCVBUF of both sockets\n"
+"  --socket-buffer=SIZE\n"
+"                      set SO_SNDBUF and SO_RCVBUF of both sockets\n"
 "                      (nbd:// and nbd+unix:// URIs only)\n"
 "  --progress          show progress on stderr\n"
 "  -v, --verbose       print one line per request event, with timings\n"
@@ -382,6 +383,10 @@ main (int argc, char *argv[])
   if (dst_size < size)
     die ("destination is smaller than the source (%" PRIu64 " < %" PRIu64
          " bytes)", dst_size, size);
+  /* The last request is short when the size is not a multiple of the
+   * request size; the destination must still accept it.
+   */
+  check_block_aligned (dst.nbd, "destination", size, "the source's size");
 
   ring = ring_new (requests, request_size, RING_ANY_ORDER);
   if (ring == NULL)

@@ -23,4 +23,5 @@ TESTS_SH += \
 	tests/copy-write-error-offset.sh \
 	tests/copy-flush-error.sh \
 	tests/copy-help.sh \
+	tests/copy-unaligned-size.sh \
 	$(NULL)
