@@ -5,7 +5,7 @@
 source "$abs_top_srcdir/tests/functions.sh"
 requires nbdkit nbdcopy python3
 
-start_nbdkit sr sparse-random 40000000 seed=7 percent=50 runlength=400000
+start_nbdkit sr sparse-random 12000000 seed=7 percent=50 runlength=400000
 
 check_blkhash "$sr" --requests=1
 check_blkhash "$sr" --requests=3 --request-size=192k

@@ -6,12 +6,12 @@ source "$abs_top_srcdir/tests/functions.sh"
 requires nbdkit nbdcopy python3
 
 for seed in 1 2 3 4; do
-  start_nbdkit sr$seed sparse-random 24M seed=$seed percent=30 runlength=100000
+  start_nbdkit sr$seed sparse-random 8M seed=$seed percent=30 runlength=50000
 done
 # Dense data with short runs of zero bytes, and an odd size.
 start_nbdkit dense sparse-random 7777777 seed=5 percent=90 runlength=5000
 # Almost empty: long holes, few reads.
-start_nbdkit thin sparse-random 64M seed=6 percent=2 runlength=300000
+start_nbdkit thin sparse-random 32M seed=6 percent=2 runlength=300000
 
 for uri in "$sr1" "$sr2" "$sr3" "$sr4" "$dense" "$thin"; do
   check_blkhash "$uri"

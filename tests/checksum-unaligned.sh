@@ -18,12 +18,10 @@ start_nbdkit e data '1' size=65537
 
 for uri in "$a" "$b" "$c" "$d" "$e"; do
   check_blkhash "$uri"
-  for digest in md5 sha1 sha512; do
-    check_blkhash "$uri" --digest=$digest
-  done
-  for bs in 4096 32768 262144 1048576; do
-    check_blkhash "$uri" --block-size=$bs
-  done
+  check_blkhash "$uri" --digest=md5 --block-size=32768
+  check_blkhash "$uri" --digest=sha1 --block-size=262144
+  check_blkhash "$uri" --digest=sha512 --block-size=1048576
+  check_blkhash "$uri" --block-size=4096
 done
 # Tiny blocks with the smallest request size: many blocks per read.
 check_blkhash "$b" --digest=md5 --block-size=512 --request-size=512
