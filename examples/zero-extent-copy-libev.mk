@@ -28,5 +28,6 @@ TESTS_SH += \
 
 EXTRA_DIST += \
 	bench/zero-extent-copy.sh \
+	docs/zero-extent-copy.md \
 	tests/zero-functions.sh \
 	$(NULL)
