@@ -28,6 +28,5 @@ TESTS_SH += \
 
 EXTRA_DIST += \
 	bench/zero-extent-copy.sh \
-	docs/zero-extent-copy.md \
 	tests/zero-functions.sh \
 	$(NULL)
