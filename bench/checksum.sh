@@ -18,6 +18,9 @@ set -e
 set -u
 
 checksum=${CHECKSUM:-checksum-libev}
+# Named as typed in the tables; the full path is only for running.
+export PATH="$(dirname "$(command -v "$checksum")"):$PATH"
+checksum=$(basename "$checksum")
 command -v "$checksum" >/dev/null ||
   { echo "$0: $checksum not found; set CHECKSUM" >&2; exit 1; }
 for c in hyperfine nbdkit nbdcopy qemu-img qemu-nbd sha256sum; do
@@ -54,15 +57,21 @@ serve ()
   printf -v "$name" '%s' "nbd+unix:///?socket=$dir/$name.sock"
 }
 
-# table TITLE COMMAND...: one hyperfine run, printed as Markdown.
+# table TITLE COMMAND...: one hyperfine run, printed as Markdown.  The
+# commands are named without the temporary directory of the sockets,
+# which keeps the table readable.
 table ()
 {
-  local title=$1; shift
+  local title=$1 c; shift
+  local args=()
+  for c in "$@"; do
+    args+=(-n "$(printf '%s' "$c" | sed "s|$dir/||g")" "$c")
+  done
   echo
   echo "### $title"
   echo
   hyperfine --warmup 1 --runs 5 --style none \
-    --export-markdown "$dir/table.md" "$@" >&2
+    --export-markdown "$dir/table.md" "${args[@]}" >&2
   cat "$dir/table.md"
 }
 
