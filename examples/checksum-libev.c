@@ -38,7 +38,8 @@
  * the repository root:
  *
  *   cc -O2 -Icommon examples/checksum-libev.c common/connect.c \
- *     common/extents.c common/nbd-ev.c common/ring.c common/util.c \
+ *     common/extents.c common/nbd-ev.c common/options.c common/ring.c \
+ *     common/util.c \
  *     -o checksum-libev -pthread -lnbd -lev -lcrypto
  */
 
@@ -65,25 +66,20 @@
 #include "connect.h"
 #include "extents.h"
 #include "nbd-ev.h"
+#include "options.h"
 #include "ring.h"
 #include "util.h"
-
-#ifndef PACKAGE_VERSION
-#define PACKAGE_VERSION "standalone"
-#endif
 
 /* Reads in flight.  Hashing, not the server, is the bottleneck here, so
  * a few requests are enough to keep data ready whenever the hash wants
  * it; more only add memory.
  */
 #define DEFAULT_REQUESTS 8
-#define MAX_REQUESTS 256
 
 /* Bytes per read.  1 MiB keeps the number of commands (and callbacks)
  * low without leaving the pipeline empty while one huge read arrives.
  */
 #define DEFAULT_REQUEST_SIZE (1024 * 1024)
-#define MIN_REQUEST_SIZE 512
 
 /* The block size and digest of blkhash; both must match to compare
  * digests with blksum.
@@ -584,6 +580,9 @@ usage (FILE *fp, int status)
 "  --request-size=SIZE bytes per read, a multiple of the block size\n"
 "                      (%d to %dM, default 1M or the block size if larger);\n"
 "                      suffixes k, M, G are powers of 1024\n"
+"  --socket-buffer=SIZE\n"
+"                      set SO_SNDBUF and SO_RCVBUF of the socket\n"
+"                      (nbd:// and nbd+unix:// URIs only)\n"
 "  --progress          show progress on stderr\n"
 "  -v, --verbose       print one line per request event, with timings\n"
 "  -h, --help          show this help and exit\n"
@@ -610,11 +609,7 @@ parse_sizes (const char *bs_arg, const char *rs_arg,
   }
   *req_size = MAX ((uint64_t) DEFAULT_REQUEST_SIZE, *block_size);
   if (rs_arg) {
-    if (parse_size (rs_arg, req_size) == -1)
-      die ("--request-size: '%s' is not a size: %s", rs_arg, strerror (errno));
-    if (*req_size < MIN_REQUEST_SIZE || *req_size > MAX_REQUEST_SIZE)
-      die ("--request-size: %s is outside %d bytes to %d MiB",
-           rs_arg, MIN_REQUEST_SIZE, MAX_REQUEST_SIZE / (1024 * 1024));
+    *req_size = option_request_size (rs_arg);
     if (*req_size % *block_size != 0)
       die ("--request-size: %s is not a multiple of the block size (%"
            PRIu64 " bytes)", rs_arg, *block_size);
@@ -625,13 +620,14 @@ int
 main (int argc, char *argv[])
 {
   enum { OPT_DIGEST = 256, OPT_BLOCK_SIZE, OPT_REQUESTS, OPT_REQUEST_SIZE,
-         OPT_PROGRESS };
+         OPT_PROGRESS, OPT_SOCKET_BUFFER };
   static const struct option long_options[] = {
     { "digest",       required_argument, NULL, OPT_DIGEST },
     { "block-size",   required_argument, NULL, OPT_BLOCK_SIZE },
     { "requests",     required_argument, NULL, OPT_REQUESTS },
     { "request-size", required_argument, NULL, OPT_REQUEST_SIZE },
     { "progress",     no_argument,       NULL, OPT_PROGRESS },
+    { "socket-buffer", required_argument, NULL, OPT_SOCKET_BUFFER },
     { "verbose",      no_argument,       NULL, 'v' },
     { "help",         no_argument,       NULL, 'h' },
     { "version",      no_argument,       NULL, 'V' },
@@ -653,7 +649,7 @@ main (int argc, char *argv[])
   int c;
 
   set_progname (argv[0]);
-  while ((c = getopt_long (argc, argv, "vhV", long_options, NULL)) != -1) {
+  while ((c = getopt_long (argc, argv, ":vhV", long_options, NULL)) != -1) {
     switch (c) {
     case OPT_DIGEST:
       digest = optarg;
@@ -662,12 +658,13 @@ main (int argc, char *argv[])
       bs_arg = optarg;
       break;
     case OPT_REQUESTS:
-      if (parse_count (optarg, 1, MAX_REQUESTS, &requests) == -1)
-        die ("--requests: '%s' is not a number from 1 to %d",
-             optarg, MAX_REQUESTS);
+      requests = option_requests (optarg);
       break;
     case OPT_REQUEST_SIZE:
       rs_arg = optarg;
+      break;
+    case OPT_SOCKET_BUFFER:
+      opts.socket_buffer = option_socket_buffer (optarg);
       break;
     case OPT_PROGRESS:
       show_progress = true;
@@ -678,10 +675,12 @@ main (int argc, char *argv[])
     case 'h':
       usage (stdout, EXIT_SUCCESS);
     case 'V':
-      printf ("%s %s\n", progname, PACKAGE_VERSION);
-      exit (EXIT_SUCCESS);
+      option_version ();
     default:
-      usage (stderr, EXIT_FAILURE);
+      /* A long option always uses up its argv element, so the one that
+       * getopt rejected is the last one it stepped over.
+       */
+      option_error (c, argv[optind - 1], long_options);
     }
   }
   if (argc - optind != 1) {

@@ -23,8 +23,9 @@
  * (the outer $uri is the pattern source, the escaped inner one the
  * memory destination).  Build it on its own from the repository root:
  *
- *   cc -O2 -Icommon examples/copy-libev.c common/connect.c common/nbd-ev.c \
- *     common/ring.c common/util.c -o copy-libev -lnbd -lev
+ *   cc -O2 -Icommon examples/copy-libev.c common/connect.c \
+ *     common/nbd-ev.c common/options.c common/ring.c common/util.c \
+ *     -o copy-libev -lnbd -lev
  */
 
 #ifdef HAVE_CONFIG_H
@@ -46,29 +47,19 @@
 
 #include "connect.h"
 #include "nbd-ev.h"
+#include "options.h"
 #include "ring.h"
 #include "util.h"
-
-#ifndef PACKAGE_VERSION
-#define PACKAGE_VERSION "standalone"
-#endif
 
 /* Requests in flight.  Measured on the libnbd list, about 16 keeps both
  * servers busy; more only adds memory and latency per request.
  */
 #define DEFAULT_REQUESTS 16
-#define MAX_REQUESTS 256
 
 /* Bytes per request.  1 MiB beat 32 MiB by 23% on real storage: large
  * requests leave the pipeline empty while each one is read whole.
  */
 #define DEFAULT_REQUEST_SIZE (1024 * 1024)
-#define MIN_REQUEST_SIZE 512
-
-/* Upper bound for --socket-buffer; the kernel caps it lower anyway
- * unless the program runs as root.
- */
-#define MAX_SOCKET_BUFFER (1024 * 1024 * 1024)
 
 /* What a slot is doing, kept in slot->kind for error messages. */
 enum op { OP_READ, OP_WRITE };
@@ -253,37 +244,6 @@ usage (FILE *fp, int status)
   exit (status);
 }
 
-/* Report a mistake on the command line in one line, as every other
- * error is.  getopt's own messages are silenced (the ':' that starts the
- * option string): they name argv[0] rather than progname, and the full
- * usage that used to follow them buried the one line that matters.  c is
- * what getopt_long returned, ':' for a missing value and '?' otherwise.
- */
-static void __attribute__ ((noreturn))
-bad_option (int c, const char *arg, const struct option *long_options)
-{
-  const struct option *o;
-
-  /* getopt sets optopt to the option's val when a long option lacks a
-   * value it needs or has one it does not take, to the character for an
-   * unknown short option, and to 0 for an unknown or ambiguous long one.
-   */
-  for (o = long_options; optopt != 0 && o->name != NULL; o++) {
-    if (o->val == optopt) {
-      fprintf (stderr, "%s: option '--%s' %s; try --help\n", progname,
-               o->name, c == ':' ? "needs a value" : "takes no value");
-      exit (EXIT_FAILURE);
-    }
-  }
-  if (optopt != 0)
-    fprintf (stderr, "%s: unknown option '-%c'; try --help\n",
-             progname, optopt);
-  else
-    fprintf (stderr, "%s: unknown or ambiguous option '%s'; try --help\n",
-             progname, arg);
-  exit (EXIT_FAILURE);
-}
-
 int
 main (int argc, char *argv[])
 {
@@ -316,16 +276,10 @@ main (int argc, char *argv[])
   while ((c = getopt_long (argc, argv, ":vhV", long_options, NULL)) != -1) {
     switch (c) {
     case OPT_REQUESTS:
-      if (parse_count (optarg, 1, MAX_REQUESTS, &requests) == -1)
-        die ("--requests: '%s' is not a number from 1 to %d",
-             optarg, MAX_REQUESTS);
+      requests = option_requests (optarg);
       break;
     case OPT_REQUEST_SIZE:
-      if (parse_size (optarg, &request_size) == -1)
-        die ("--request-size: '%s' is not a size: %s", optarg, strerror (errno));
-      if (request_size < MIN_REQUEST_SIZE || request_size > MAX_REQUEST_SIZE)
-        die ("--request-size: %s is outside %d bytes to %d MiB",
-             optarg, MIN_REQUEST_SIZE, MAX_REQUEST_SIZE / (1024 * 1024));
+      request_size = option_request_size (optarg);
       break;
     case OPT_INIT:
       src_opts.pread_initialize = true;
@@ -340,10 +294,7 @@ main (int argc, char *argv[])
       /* Both ends get the same size: a copy moves every byte through
        * both sockets, and the smaller buffer would set the pace.
        */
-      if (parse_size (optarg, &src_opts.socket_buffer) == -1 ||
-          src_opts.socket_buffer < 4096 ||
-          src_opts.socket_buffer > MAX_SOCKET_BUFFER)
-        die ("--socket-buffer: '%s' is not a size from 4k to 1G", optarg);
+      src_opts.socket_buffer = option_socket_buffer (optarg);
       dst_opts.socket_buffer = src_opts.socket_buffer;
       break;
     case OPT_PROGRESS:
@@ -355,13 +306,12 @@ main (int argc, char *argv[])
     case 'h':
       usage (stdout, EXIT_SUCCESS);
     case 'V':
-      printf ("%s %s\n", progname, PACKAGE_VERSION);
-      exit (EXIT_SUCCESS);
+      option_version ();
     default:
       /* A long option always uses up its argv element, so the one that
        * getopt rejected is the last one it stepped over.
        */
-      bad_option (c, argv[optind - 1], long_options);
+      option_error (c, argv[optind - 1], long_options);
     }
   }
   if (argc - optind != 2) {

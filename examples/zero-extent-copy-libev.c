@@ -29,7 +29,8 @@
  * destination).  Build it on its own from the repository root:
  *
  *   cc -O2 -Icommon examples/zero-extent-copy-libev.c common/connect.c \
- *     common/extents.c common/nbd-ev.c common/ring.c common/util.c \
+ *     common/extents.c common/nbd-ev.c common/options.c common/ring.c \
+ *     common/util.c \
  *     -o zero-extent-copy-libev -lnbd -lev
  */
 
@@ -53,21 +54,16 @@
 #include "connect.h"
 #include "extents.h"
 #include "nbd-ev.h"
+#include "options.h"
 #include "ring.h"
 #include "util.h"
-
-#ifndef PACKAGE_VERSION
-#define PACKAGE_VERSION "standalone"
-#endif
 
 /* Requests in flight, and bytes per data request: as in copy-libev,
  * where the reasons are measured.  Zero commands take a slot too, so
  * they count against the same limit, but they need no buffer.
  */
 #define DEFAULT_REQUESTS 16
-#define MAX_REQUESTS 256
 #define DEFAULT_REQUEST_SIZE (1024 * 1024)
-#define MIN_REQUEST_SIZE 512
 
 /* The longest zero command.  The NBD maximum block size only limits
  * commands with a payload; WRITE_ZEROES is bounded by its 32-bit length
@@ -459,6 +455,9 @@ usage (FILE *fp, int status)
 "                      destination supports it)\n"
 "  --no-sparse         write data buffers even if they are all zero\n"
 "  --flush             flush the destination when the copy is done\n"
+"  --socket-buffer=SIZE\n"
+"                      set SO_SNDBUF and SO_RCVBUF of both sockets\n"
+"                      (nbd:// and nbd+unix:// URIs only)\n"
 "  --progress          show progress on stderr\n"
 "  -v, --verbose       print one line per request event, with timings\n"
 "  -h, --help          show this help and exit\n"
@@ -484,7 +483,8 @@ int
 main (int argc, char *argv[])
 {
   enum { OPT_REQUESTS = 256, OPT_REQUEST_SIZE, OPT_ALLOCATED,
-         OPT_DESTINATION_IS_ZERO, OPT_NO_SPARSE, OPT_FLUSH, OPT_PROGRESS };
+         OPT_DESTINATION_IS_ZERO, OPT_NO_SPARSE, OPT_FLUSH, OPT_PROGRESS,
+         OPT_SOCKET_BUFFER };
   static const struct option long_options[] = {
     { "requests",            required_argument, NULL, OPT_REQUESTS },
     { "request-size",        required_argument, NULL, OPT_REQUEST_SIZE },
@@ -493,6 +493,7 @@ main (int argc, char *argv[])
     { "no-sparse",           no_argument,       NULL, OPT_NO_SPARSE },
     { "flush",               no_argument,       NULL, OPT_FLUSH },
     { "progress",            no_argument,       NULL, OPT_PROGRESS },
+    { "socket-buffer",       required_argument, NULL, OPT_SOCKET_BUFFER },
     { "verbose",             no_argument,       NULL, 'v' },
     { "help",                no_argument,       NULL, 'h' },
     { "version",             no_argument,       NULL, 'V' },
@@ -512,19 +513,13 @@ main (int argc, char *argv[])
   int c;
 
   set_progname (argv[0]);
-  while ((c = getopt_long (argc, argv, "vhV", long_options, NULL)) != -1) {
+  while ((c = getopt_long (argc, argv, ":vhV", long_options, NULL)) != -1) {
     switch (c) {
     case OPT_REQUESTS:
-      if (parse_count (optarg, 1, MAX_REQUESTS, &requests) == -1)
-        die ("--requests: '%s' is not a number from 1 to %d",
-             optarg, MAX_REQUESTS);
+      requests = option_requests (optarg);
       break;
     case OPT_REQUEST_SIZE:
-      if (parse_size (optarg, &request_size) == -1)
-        die ("--request-size: '%s' is not a size: %s", optarg, strerror (errno));
-      if (request_size < MIN_REQUEST_SIZE || request_size > MAX_REQUEST_SIZE)
-        die ("--request-size: %s is outside %d bytes to %d MiB",
-             optarg, MIN_REQUEST_SIZE, MAX_REQUEST_SIZE / (1024 * 1024));
+      request_size = option_request_size (optarg);
       break;
     case OPT_ALLOCATED:
       allocated = true;
@@ -538,6 +533,10 @@ main (int argc, char *argv[])
     case OPT_FLUSH:
       want_flush = true;
       break;
+    case OPT_SOCKET_BUFFER:
+      src_opts.socket_buffer = option_socket_buffer (optarg);
+      dst_opts.socket_buffer = src_opts.socket_buffer;
+      break;
     case OPT_PROGRESS:
       show_progress = true;
       break;
@@ -547,10 +546,12 @@ main (int argc, char *argv[])
     case 'h':
       usage (stdout, EXIT_SUCCESS);
     case 'V':
-      printf ("%s %s\n", progname, PACKAGE_VERSION);
-      exit (EXIT_SUCCESS);
+      option_version ();
     default:
-      usage (stderr, EXIT_FAILURE);
+      /* A long option always uses up its argv element, so the one that
+       * getopt rejected is the last one it stepped over.
+       */
+      option_error (c, argv[optind - 1], long_options);
     }
   }
   if (argc - optind != 2) {

@@ -28,9 +28,9 @@ bad "--requests: '' is not a number"    --requests= "$src" "$dst"
 bad "--request-size: '1x' is not a size" --request-size=1x "$src" "$dst"
 bad "--request-size: '' is not a size"   --request-size= "$src" "$dst"
 bad "--request-size: '-1M' is not a size" --request-size=-1M "$src" "$dst"
-bad "--request-size: 100 is outside 512 bytes to 32 MiB" \
+bad "--request-size: '100' is outside 512 bytes to 32 MiB" \
     --request-size=100 "$src" "$dst"
-bad "--request-size: 64M is outside 512 bytes to 32 MiB" \
+bad "--request-size: '64M' is outside 512 bytes to 32 MiB" \
     --request-size=64M "$src" "$dst"
 bad "--request-size: '32M1' is not a size" --request-size=32M1 "$src" "$dst"
 bad "unknown or ambiguous option '--bogus'; try --help" --bogus "$src" "$dst"

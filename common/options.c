@@ -1,0 +1,84 @@
+/* nbd-libev-examples: shared command-line options.  See options.h. */
+
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "connect.h"
+#include "options.h"
+#include "util.h"
+
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION "standalone"
+#endif
+
+unsigned
+option_requests (const char *arg)
+{
+  unsigned v;
+
+  if (parse_count (arg, 1, MAX_REQUESTS, &v) == -1)
+    die ("--requests: '%s' is not a number from 1 to %d", arg, MAX_REQUESTS);
+  return v;
+}
+
+uint64_t
+option_request_size (const char *arg)
+{
+  uint64_t v;
+
+  if (parse_size (arg, &v) == -1)
+    die ("--request-size: '%s' is not a size: %s", arg, strerror (errno));
+  if (v < MIN_REQUEST_SIZE || v > MAX_REQUEST_SIZE)
+    die ("--request-size: '%s' is outside %d bytes to %d MiB",
+         arg, MIN_REQUEST_SIZE, MAX_REQUEST_SIZE / (1024 * 1024));
+  return v;
+}
+
+uint64_t
+option_socket_buffer (const char *arg)
+{
+  uint64_t v;
+
+  if (parse_size (arg, &v) == -1 ||
+      v < MIN_SOCKET_BUFFER || v > MAX_SOCKET_BUFFER)
+    die ("--socket-buffer: '%s' is not a size from 4k to 1G", arg);
+  return v;
+}
+
+/* getopt's own messages are silenced (the ':' that starts the option
+ * string): they name argv[0] rather than progname, and a full usage
+ * after them would bury the one line that matters.  c is what
+ * getopt_long returned: ':' for a missing value, '?' otherwise.
+ */
+void
+option_error (int c, const char *arg, const struct option *long_options)
+{
+  const struct option *o;
+
+  /* getopt sets optopt to the option's val when a long option lacks a
+   * value it needs or has one it does not take, to the character for an
+   * unknown short option, and to 0 for an unknown or ambiguous long one.
+   */
+  for (o = long_options; optopt != 0 && o->name != NULL; o++) {
+    if (o->val == optopt)
+      die ("option '--%s' %s; try --help",
+           o->name, c == ':' ? "needs a value" : "takes no value");
+  }
+  if (optopt != 0)
+    die ("unknown option '-%c'; try --help", optopt);
+  die ("unknown or ambiguous option '%s'; try --help", arg);
+}
+
+void
+option_version (void)
+{
+  printf ("%s %s\n", progname, PACKAGE_VERSION);
+  exit (EXIT_SUCCESS);
+}

@@ -1,0 +1,48 @@
+/* nbd-libev-examples: the command-line options every example shares.
+ *
+ * The examples take the same ring options (--requests, --request-size),
+ * the same --socket-buffer, and report a mistake on the command line the
+ * way they report every other error: one line on stderr, exit status 1.
+ * Each function here parses one option's value and dies with a message
+ * naming the option and the value if it is wrong.
+ */
+
+#ifndef NBD_LIBEV_EXAMPLES_OPTIONS_H
+#define NBD_LIBEV_EXAMPLES_OPTIONS_H
+
+#include <getopt.h>
+#include <stdint.h>
+
+/* Requests in flight: at most 256.  256 x 32 MiB is already 8 GiB of
+ * buffers, far past the point where more requests help.
+ */
+#define MAX_REQUESTS 256
+
+/* The smallest request: one traditional sector. */
+#define MIN_REQUEST_SIZE 512
+
+/* --socket-buffer bounds; the kernel caps the size lower anyway unless
+ * the program runs as root (see common/connect.c).
+ */
+#define MIN_SOCKET_BUFFER 4096
+#define MAX_SOCKET_BUFFER (1024 * 1024 * 1024)
+
+/* --requests=N: 1 to MAX_REQUESTS. */
+unsigned option_requests (const char *arg);
+
+/* --request-size=SIZE: MIN_REQUEST_SIZE to MAX_REQUEST_SIZE. */
+uint64_t option_request_size (const char *arg);
+
+/* --socket-buffer=SIZE: MIN_SOCKET_BUFFER to MAX_SOCKET_BUFFER. */
+uint64_t option_socket_buffer (const char *arg);
+
+/* Call when getopt_long returns ':' or '?'.  The option string must
+ * start with ':' so that getopt prints nothing itself.
+ */
+void option_error (int c, const char *arg, const struct option *long_options)
+  __attribute__ ((noreturn));
+
+/* --version: print "progname VERSION" on stdout and exit 0. */
+void option_version (void) __attribute__ ((noreturn));
+
+#endif /* NBD_LIBEV_EXAMPLES_OPTIONS_H */
