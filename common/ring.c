@@ -151,6 +151,18 @@ ring_head (struct ring *ring)
   return &ring->slots[ring->fifo[ring->head_seq % ring->nr_slots]];
 }
 
+struct slot *
+ring_at (struct ring *ring, uint64_t seq)
+{
+  struct slot *slot;
+
+  assert (ring->order == RING_IN_ORDER);
+  assert (seq >= ring->head_seq && seq < ring->next_seq);
+  slot = &ring->slots[ring->fifo[seq % ring->nr_slots]];
+  assert (slot->seq == seq);
+  return slot;
+}
+
 void
 ring_retire_head (struct ring *ring)
 {

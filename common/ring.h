@@ -97,6 +97,12 @@ void ring_release (struct slot *slot);
 /* RING_IN_ORDER: the oldest slot in use, or NULL if none is. */
 struct slot *ring_head (struct ring *ring);
 
+/* RING_IN_ORDER: the slot in use with sequence number seq, which must
+ * be at least the head's and less than ring->next_seq.  Lets an
+ * in-order consumer look past the head at slots issued after it.
+ */
+struct slot *ring_at (struct ring *ring, uint64_t seq);
+
 /* RING_IN_ORDER: give back the oldest slot; it must be ring_head. */
 void ring_retire_head (struct ring *ring);
 

@@ -146,12 +146,7 @@ static uint64_t size;           /* the export size */
 static uint64_t request_size;
 static uint64_t next_offset;    /* where the next slot starts */
 static uint64_t bytes_hashed;   /* everything before this is in the hash */
-/* Slots in issue order (sequence number s at s % requests), so that
- * queue_ready can look past the head of the ring.
- */
-static struct slot **issued;
-static uint64_t nr_issued;      /* slots taken so far */
-static uint64_t nr_queued;      /* of which handed to the hash thread */
+static uint64_t nr_queued;      /* slots handed to the hash thread */
 static struct progress progress;
 
 /* OpenSSL's digest calls fail only when out of memory or misused, but a
@@ -302,7 +297,6 @@ start_read (uint64_t offset, uint64_t length)
   nbd_completion_callback cb = { .callback = read_done, .user_data = slot };
 
   slot->kind = KIND_DATA;
-  issued[nr_issued++ % ring->nr_slots] = slot;
   slot_debug (slot, "read");
   if (nbd_aio_pread (src.nbd, slot->buf, length, offset, cb, 0) == -1)
     die ("read at offset %" PRIu64 " length %" PRIu64 ": %s",
@@ -320,7 +314,6 @@ start_zero_run (uint64_t offset, uint64_t length)
 
   slot->kind = KIND_ZERO;
   slot->state = SLOT_READ_DONE;
-  issued[nr_issued++ % ring->nr_slots] = slot;
   slot_debug (slot, "zero run");
 }
 
@@ -531,8 +524,9 @@ queue_ready (void)
 {
   struct slot *slot;
 
-  while (nr_queued < nr_issued) {
-    slot = issued[nr_queued % ring->nr_slots];
+  /* Sequence numbers are issue order; ring_at finds each slot. */
+  while (nr_queued < ring->next_seq) {
+    slot = ring_at (ring, nr_queued);
     if (slot->state == SLOT_FAILED)
       slot_failed (slot);
     if (slot->state != SLOT_READ_DONE)
@@ -701,8 +695,7 @@ main (int argc, char *argv[])
   extents_init (&map, src.nbd, "source");
 
   ring = ring_new (requests, request_size, RING_IN_ORDER);
-  issued = calloc (requests, sizeof *issued);
-  if (ring == NULL || issued == NULL)
+  if (ring == NULL)
     die ("cannot allocate %u requests of %" PRIu64 " bytes: %s",
          requests, request_size, strerror (errno));
   debug ("hashing %" PRIu64 " bytes with %s, %" PRIu64 "-byte blocks, "
@@ -734,7 +727,6 @@ main (int argc, char *argv[])
   nbd_close (src.nbd);
   extents_free (&map);
   ring_free (ring);
-  free (issued);
   hash_free (&hash);
   return EXIT_SUCCESS;
 }
