@@ -158,11 +158,37 @@ def draw_chart(meta, rows, svg):
         sys.exit("report.py: gnuplot failed: %s" % out.stderr.strip())
 
 
+def pooled_results(paths):
+    """Each command's runs from all passes that exist (run.sh makes a
+    forward and a reverse pass), pooled: mean and sample stddev over all
+    the times, user and system time weighted by each pass's runs."""
+    runs = {}
+    for path in paths:
+        if not os.path.exists(path):
+            continue
+        with open(path, encoding="utf-8") as f:
+            for r in json.load(f)["results"]:
+                runs.setdefault(r["command"], []).append(r)
+    pooled = {}
+    for label, parts in runs.items():
+        times = [t for p in parts for t in p["times"]]
+        n = len(times)
+        mean = sum(times) / n
+        var = sum((t - mean) ** 2 for t in times) / (n - 1) if n > 1 else 0.0
+        pooled[label] = {
+            "mean": mean,
+            "stddev": var ** 0.5,
+            "user": sum(p["user"] * len(p["times"]) for p in parts) / n,
+            "system": sum(p["system"] * len(p["times"]) for p in parts) / n,
+            "times": times,
+        }
+    return pooled
+
+
 def comparison(meta, chart_svg, out):
     """One comparison's section: claim, servers, table, commands."""
     json_path = os.path.splitext(meta["path"])[0] + ".json"
-    with open(json_path, encoding="utf-8") as f:
-        results = {r["command"]: r for r in json.load(f)["results"]}
+    results = pooled_results([json_path, json_path[:-5] + ".rev.json"])
     rows = []
     for label, cmd in meta["commands"]:
         if label not in results:
@@ -272,11 +298,14 @@ def header(info, out):
     out.append("## Method")
     out.append("")
     out.append(
-        "Each comparison below is one hyperfine invocation (`hyperfine %s`) "
-        "over the commands it compares.  hyperfine runs all the runs of one "
-        "command, then all the runs of the next: the commands share one "
-        "invocation and one period of time, but are not interleaved run by "
-        "run, so a change in background load can favour one of them."
+        "Each comparison below is two hyperfine passes (`hyperfine %s` "
+        "each) over the commands it compares, the second pass in reverse "
+        "order.  hyperfine runs all the runs of one command before the "
+        "next, so anything that drifts during a comparison (background "
+        "load, memory the previous servers freed) favours one end of the "
+        "list; the reversed pass gives every command the same share of "
+        "early and late runs.  The table pools both passes: mean and "
+        "standard deviation over all runs."
         % info.get("hyperfine_opts", "?"))
     out.append("")
     out.append(

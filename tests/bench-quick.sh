@@ -44,6 +44,7 @@ awk '
     echo "$c nbdcopy"
     echo "$c nbdcopy --request-size=1M --requests=16 --connections=1"
     echo "$c qemu-img convert -n -W"
+    [ $c != 3a ] || echo "$c copy-libev tuned"
   done
   for c in 4a 4b 4c; do
     echo "$c checksum-libev"

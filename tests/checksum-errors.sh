@@ -8,6 +8,8 @@ requires nbdkit
 start_nbdkit good pattern 8M
 
 expect_error "unknown digest 'nosuch'" checksum-libev --digest=nosuch "$good"
+expect_error "digest 'shake128' has no fixed output size" \
+  checksum-libev --digest=shake128 "$good"
 expect_error "--block-size: 3000 is not a power of two" \
   checksum-libev --block-size=3000 "$good"
 expect_error "--request-size: 96k is not a multiple of the block size" \
