@@ -185,8 +185,11 @@ hash_init (struct block_hash *h, const char *name, uint64_t block_size)
   if (h->md == NULL)
     die ("unknown digest '%s'", name);
   h->md_size = EVP_MD_get_size (h->md);
-  /* Extendable-output functions such as SHAKE have no fixed size. */
-  if (h->md_size == 0 || h->md_size > EVP_MAX_MD_SIZE)
+  /* Extendable-output functions such as SHAKE have no fixed size (OpenSSL
+   * 3 gives them a default one, which no other tool would agree on).
+   */
+  if ((EVP_MD_get_flags (h->md) & EVP_MD_FLAG_XOF) != 0 ||
+      h->md_size == 0 || h->md_size > EVP_MAX_MD_SIZE)
     die ("digest '%s' has no fixed output size", name);
   h->block_size = block_size;
   h->outer = EVP_MD_CTX_new ();
@@ -567,10 +570,11 @@ usage (FILE *fp, int status)
 "\n"
 "Options:\n"
 "  --digest=NAME       md5, sha1, sha256 (default), sha512, or any other\n"
-"                      digest OpenSSL knows\n"
-"  --block-size=SIZE   bytes per hashed block, a power of two\n"
+"                      fixed-size digest OpenSSL knows\n"
+"  --block-size=SIZE   bytes per hashed block, a power of two up to 32M\n"
 "                      (default 64k, as blkhash)\n"
-"  --requests=N        reads in flight (1-%d, default %d)\n"
+"  --requests=N        requests in flight, reads and zero runs\n"
+"                      (1-%d, default %d)\n"
 "  --request-size=SIZE bytes per read, a multiple of the block size\n"
 "                      (%d to %dM, default 1M or the block size if larger);\n"
 "                      suffixes k, M, G are powers of 1024\n"
