@@ -24,8 +24,8 @@
  * memory destination).  Build it on its own from the repository root:
  *
  *   cc -O2 -Icommon examples/copy-libev.c common/connect.c \
- *     common/nbd-ev.c common/options.c common/ring.c common/util.c \
- *     -o copy-libev -lnbd -lev
+ *     common/flush.c common/nbd-ev.c common/options.c common/ring.c \
+ *     common/util.c -o copy-libev -lnbd -lev
  */
 
 #ifdef HAVE_CONFIG_H
@@ -46,6 +46,7 @@
 #include <ev.h>
 
 #include "connect.h"
+#include "flush.h"
 #include "nbd-ev.h"
 #include "options.h"
 #include "ring.h"
@@ -64,16 +65,13 @@
 /* What a slot is doing, kept in slot->kind for error messages. */
 enum op { OP_READ, OP_WRITE };
 
-enum flush_state { FLUSH_NONE, FLUSH_IN_FLIGHT, FLUSH_DONE };
-
 static struct nbd_ev src, dst;
 static struct ring *ring;
 static uint64_t size;           /* bytes to copy: the source's size */
 static uint64_t next_offset;    /* where the next read starts */
 static uint64_t bytes_written;  /* bytes the destination confirmed */
 static bool want_flush;
-static enum flush_state flush_state = FLUSH_NONE;
-static int flush_error;
+static struct flush flush;
 static struct progress progress;
 
 /* Completion callbacks run inside libnbd while it holds the handle's
@@ -93,14 +91,6 @@ static int
 write_done (void *user_data, int *error)
 {
   ring_complete (user_data, *error, SLOT_DONE);
-  return 1;
-}
-
-static int
-flush_done (void *user_data, int *error)
-{
-  flush_error = *error;
-  flush_state = FLUSH_DONE;
   return 1;
 }
 
@@ -142,25 +132,6 @@ slot_failed (const struct slot *slot)
   die ("%s failed at offset %" PRIu64 " length %" PRIu64 ": %s",
        slot->kind == OP_READ ? "source: read" : "destination: write",
        slot->offset, slot->length, strerror (slot->error));
-}
-
-static void
-start_flush (void)
-{
-  nbd_completion_callback cb = { .callback = flush_done };
-
-  /* A server that cannot flush writes through, so there is nothing to
-   * wait for.
-   */
-  if (nbd_can_flush (dst.nbd) != 1) {
-    debug ("destination cannot flush; its writes are already stable");
-    flush_state = FLUSH_DONE;
-    return;
-  }
-  debug ("flush");
-  if (nbd_aio_flush (dst.nbd, cb, 0) == -1)
-    die ("destination: flush: %s", nbd_get_error ());
-  flush_state = FLUSH_IN_FLIGHT;
 }
 
 /* The heart of the program, run before the loop blocks each time: act on
@@ -207,12 +178,8 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
     return;
 
   /* Every byte is written.  Flush if asked, then stop the loop. */
-  if (want_flush && flush_state == FLUSH_NONE)
-    start_flush ();
-  if (want_flush && flush_state != FLUSH_DONE)
+  if (want_flush && !flush_finished (&flush, dst.nbd, "destination"))
     return;
-  if (flush_error)
-    die ("destination: flush failed: %s", strerror (flush_error));
   ev_break (loop, EVBREAK_ALL);
 }
 

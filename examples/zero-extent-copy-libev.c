@@ -29,9 +29,8 @@
  * destination).  Build it on its own from the repository root:
  *
  *   cc -O2 -Icommon examples/zero-extent-copy-libev.c common/connect.c \
- *     common/extents.c common/nbd-ev.c common/options.c common/ring.c \
- *     common/util.c \
- *     -o zero-extent-copy-libev -lnbd -lev
+ *     common/extents.c common/flush.c common/nbd-ev.c common/options.c \
+ *     common/ring.c common/util.c -o zero-extent-copy-libev -lnbd -lev
  */
 
 #ifdef HAVE_CONFIG_H
@@ -53,6 +52,7 @@
 
 #include "connect.h"
 #include "extents.h"
+#include "flush.h"
 #include "nbd-ev.h"
 #include "options.h"
 #include "ring.h"
@@ -97,8 +97,6 @@ enum work {
   WORK_SKIP,            /* a zero extent on a zero destination: nothing */
 };
 
-enum flush_state { FLUSH_NONE, FLUSH_IN_FLIGHT, FLUSH_DONE };
-
 static struct nbd_ev src, dst;
 static struct extent_map src_map;
 static struct ring *ring;
@@ -113,8 +111,7 @@ static bool dst_can_zero;
 static uint32_t zero_flags;     /* 0 (may punch holes) or NO_HOLE */
 static void *zero_buf;          /* request_size zeroes, if !dst_can_zero */
 static bool want_flush;
-static enum flush_state flush_state = FLUSH_NONE;
-static int flush_error;
+static struct flush flush;
 static struct progress progress;
 
 /* Counts for the summary under -v. */
@@ -148,14 +145,6 @@ static int
 write_done (void *user_data, int *error)
 {
   ring_complete (user_data, *error, SLOT_DONE);
-  return 1;
-}
-
-static int
-flush_done (void *user_data, int *error)
-{
-  flush_error = *error;
-  flush_state = FLUSH_DONE;
   return 1;
 }
 
@@ -310,25 +299,6 @@ plan (uint64_t offset, uint64_t *length)
   return WORK_READ;
 }
 
-static void
-start_flush (void)
-{
-  nbd_completion_callback cb = { .callback = flush_done };
-
-  /* A server that cannot flush writes through, so there is nothing to
-   * wait for.
-   */
-  if (nbd_can_flush (dst.nbd) != 1) {
-    debug ("destination cannot flush; its writes are already stable");
-    flush_state = FLUSH_DONE;
-    return;
-  }
-  debug ("flush");
-  if (nbd_aio_flush (dst.nbd, cb, 0) == -1)
-    die ("destination: flush: %s", nbd_get_error ());
-  flush_state = FLUSH_IN_FLIGHT;
-}
-
 /* The heart of the program, run before the loop blocks each time: act
  * on every slot whose command completed, then plan pieces and start
  * them while slots are free.  Skipped pieces need no slot, so a run of
@@ -386,12 +356,8 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
     return;
 
   /* Every byte is written.  Flush if asked, then stop the loop. */
-  if (want_flush && flush_state == FLUSH_NONE)
-    start_flush ();
-  if (want_flush && flush_state != FLUSH_DONE)
+  if (want_flush && !flush_finished (&flush, dst.nbd, "destination"))
     return;
-  if (flush_error)
-    die ("destination: flush failed: %s", strerror (flush_error));
   ev_break (loop, EVBREAK_ALL);
 }
 

@@ -1,0 +1,50 @@
+/* nbd-libev-examples: flushing from the event loop.  See flush.h. */
+
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+
+#include <string.h>
+
+#include <libnbd.h>
+
+#include "flush.h"
+#include "util.h"
+
+/* Runs inside libnbd: only record the result. */
+static int
+flush_done (void *user_data, int *error)
+{
+  struct flush *f = user_data;
+
+  f->error = *error;
+  f->state = FLUSH_DONE;
+  return 1;
+}
+
+bool
+flush_finished (struct flush *f, struct nbd_handle *nbd, const char *name)
+{
+  nbd_completion_callback cb = { .callback = flush_done, .user_data = f };
+
+  if (f->state == FLUSH_NONE) {
+    /* A server that cannot flush writes through, so there is nothing
+     * to wait for.
+     */
+    if (nbd_can_flush (nbd) != 1) {
+      debug ("%s cannot flush; its writes are already stable", name);
+      f->state = FLUSH_DONE;
+    }
+    else {
+      debug ("%s: flush", name);
+      if (nbd_aio_flush (nbd, cb, 0) == -1)
+        die ("%s: flush: %s", name, nbd_get_error ());
+      f->state = FLUSH_IN_FLIGHT;
+    }
+  }
+  if (f->state != FLUSH_DONE)
+    return false;
+  if (f->error)
+    die ("%s: flush failed: %s", name, strerror (f->error));
+  return true;
+}

@@ -1,0 +1,32 @@
+/* nbd-libev-examples: flushing the destination from the event loop.
+ *
+ * A copier that promises durable data (--flush) sends NBD_CMD_FLUSH
+ * once every write has completed, and succeeds only if the flush does.
+ * The flush is asynchronous like every other command: it is started
+ * from the program's prepare watcher (never from a completion callback),
+ * and the loop keeps running until its reply arrives.
+ */
+
+#ifndef NBD_LIBEV_EXAMPLES_FLUSH_H
+#define NBD_LIBEV_EXAMPLES_FLUSH_H
+
+#include <stdbool.h>
+
+#include <libnbd.h>
+
+enum flush_state { FLUSH_NONE, FLUSH_IN_FLIGHT, FLUSH_DONE };
+
+struct flush {
+  enum flush_state state;
+  int error;                    /* errno of a failed flush */
+};
+
+/* Call from the prepare watcher once all writes have completed.  The
+ * first call starts the flush; it returns true once the flush is done
+ * (at once for a server that cannot flush: it writes through) and dies
+ * with the server's error if the flush failed.
+ */
+bool flush_finished (struct flush *f, struct nbd_handle *nbd,
+                     const char *name);
+
+#endif /* NBD_LIBEV_EXAMPLES_FLUSH_H */
