@@ -13,12 +13,18 @@
  *    complete in any order, but the hash is fed strictly in offset order
  *    as slots retire from the head of the ring.
  *
- *  - Hashing on a second thread: the loop thread does all the I/O and
- *    queues slots whose data is ready, in offset order; a hash thread
- *    hashes them and wakes the loop with an ev_async so that it retires
- *    them from the head.  Hashing in the loop stalled the reads (the
- *    server stops sending while a Unix socket's ~200 KiB buffer is full),
- *    and SHA-256 alone costs about 0.6 s of CPU per GiB.
+ *  - A pool of hash threads beside the loop.  The loop thread does all
+ *    the I/O (hashing there stalled the reads: the server stops sending
+ *    while a Unix socket's ~200 KiB buffer is full) and queues slots
+ *    whose data is ready, in offset order.  Any hash thread takes any
+ *    queued slot and writes the digests of its blocks into that slot's
+ *    own digest area, so slots may finish hashing out of order.
+ *    The loop feeds the outer digest, which is cheap (32 bytes per 64 KiB
+ *    block), strictly in offset order: only while the head of the ring
+ *    is fully hashed.  SHA-256 costs about 0.6 s of CPU per GiB, more
+ *    than the server and the loop need together, so one hash thread was
+ *    the bottleneck; the inner digests are independent, the outer one is
+ *    not, which is what splits the work.
  *
  *  - Reading less: block status (common/extents.c) says which ranges
  *    read as zeroes.  Whole zero blocks are hashed without any I/O, as
@@ -56,6 +62,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <openssl/evp.h>
 
@@ -70,14 +77,16 @@
 #include "ring.h"
 #include "util.h"
 
-/* Reads in flight.  Hashing, not the server, is the bottleneck here, so
- * a few requests are enough to keep data ready whenever the hash wants
- * it; more only add memory.
+/* Reads in flight.  Enough to keep every hash thread busy with one slot
+ * while the next few are read; more only add memory, as the hashing,
+ * not the server, is the bottleneck.
  */
 #define DEFAULT_REQUESTS 8
 
 /* Bytes per read.  1 MiB keeps the number of commands (and callbacks)
  * low without leaving the pipeline empty while one huge read arrives.
+ * It is also the unit of work of a hash thread: 16 blocks, about half a
+ * millisecond of SHA-256, so handing slots over costs next to nothing.
  */
 #define DEFAULT_REQUEST_SIZE (1024 * 1024)
 
@@ -87,6 +96,14 @@
 #define DEFAULT_BLOCK_SIZE (64 * 1024)
 #define DEFAULT_DIGEST "sha256"
 
+/* Hash threads: one per online CPU, at most this many.  More threads
+ * hash more blocks at once, but each competes for a CPU with the server
+ * (when it runs on the same machine) and the loop thread; past four, one
+ * connection cannot deliver data as fast as they hash it (SHA-256 with
+ * SHA-NI does about 1.8 GB/s per core), so more would only sit idle.
+ */
+#define MAX_HASH_THREADS 4
+
 /* A zero run is hashed by feeding this many copies of the zero-block
  * digest per EVP_DigestUpdate (64 KiB for SHA-256): large updates keep
  * the per-call overhead negligible, so a 1 TiB hole hashes in well
@@ -94,59 +111,76 @@
  */
 #define ZERO_RUN_DIGESTS 2048
 
-/* Longest zero run in one slot.  Runs are hashed on the hash thread, so
- * even a long one never blocks the loop; the cap only keeps each
- * hand-over short (65536 digests, about a millisecond) so that reads
- * behind a hole are hashed soon after they arrive.  Block status without
- * 64-bit lengths never reports more than this anyway.
+/* Longest zero run in one slot.  The loop thread feeds zero runs to the
+ * outer digest itself (there is nothing for a hash thread to compute),
+ * and the cap keeps each such stall of the I/O short: 65536 digests,
+ * about a millisecond.  Block status without 64-bit lengths never
+ * reports more than this anyway.
  */
 #define MAX_ZERO_RUN (UINT64_C (1) << 32)
 
 /* What a slot covers, kept in slot->kind. */
 enum slot_kind { KIND_DATA, KIND_ZERO };
 
-/* The block hash: an outer digest fed with one inner digest per block. */
+/* The block hash: an outer digest fed with one inner digest per block.
+ * Only the loop thread touches outer; the hash threads compute inner
+ * digests with contexts of their own and read the rest, which is set
+ * before they start and never changes.
+ */
 struct block_hash {
   EVP_MD *md;
   size_t md_size;
   uint64_t block_size;
   EVP_MD_CTX *outer;            /* the digest of digests */
-  EVP_MD_CTX *inner;            /* reused for every block */
   unsigned char zero_digest[EVP_MAX_MD_SIZE]; /* H (block_size zeroes) */
   unsigned char *zero_run;      /* ZERO_RUN_DIGESTS copies of zero_digest */
+  unsigned char *digests;       /* one area per slot, see slot_digests */
+  size_t area_size;             /* bytes per area */
 };
 
-/* The hash thread's queue, the only state both threads touch.  The
- * loop thread owns the ring and every slot's state; it appends slots
- * whose data is ready, strictly in offset order, and the thread hashes
- * them in the order queued, counting each one it finishes.  The mutex
- * orders everything the loop wrote to a slot (the read's data, its
- * offset and length) before the thread reads it.
+struct hash_pool;
+
+/* One hash thread.  EVP contexts are not thread-safe, so each thread
+ * has its own for the block digests.
  */
-struct hash_thread {
+struct hash_worker {
+  struct hash_pool *pool;
+  unsigned id;                  /* for debug output */
   pthread_t thread;
+  EVP_MD_CTX *inner;
+};
+
+/* The hash threads and their queue.  The loop thread owns the ring; it
+ * appends slots whose data is ready and any worker takes the oldest.  A
+ * worker marks the slot SLOT_DONE under the lock when its digests are
+ * written, and the loop reads the state of a queued slot only under the
+ * lock: the mutex orders the read's data before the worker hashes it,
+ * and the digests before the loop feeds them to the outer digest.
+ */
+struct hash_pool {
   pthread_mutex_t lock;
   pthread_cond_t cond;          /* signalled: a slot queued, or quit */
   struct slot **queue;          /* circular, room for every slot */
   unsigned size, first, len;
-  unsigned finished;            /* hashed, not yet collected by the loop */
   bool quit;
+  unsigned nr_workers;
+  struct hash_worker workers[MAX_HASH_THREADS];
   struct ev_loop *loop;
-  ev_async wake;                /* sent by the thread after each slot */
+  ev_async wake;                /* sent by a worker after each slot */
 };
 
 static struct nbd_ev src;
 static struct ring *ring;
 static struct extent_map map;
 static struct block_hash hash;
-static struct hash_thread hasher = {
+static struct hash_pool pool = {
   .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
 };
 static uint64_t size;           /* the export size */
 static uint64_t request_size;
 static uint64_t next_offset;    /* where the next slot starts */
 static uint64_t bytes_hashed;   /* everything before this is in the hash */
-static uint64_t nr_queued;      /* slots handed to the hash thread */
+static uint64_t nr_passed;      /* slots queued for hashing or skipped */
 static struct progress progress;
 
 /* OpenSSL's digest calls fail only when out of memory or misused, but a
@@ -171,6 +205,18 @@ round_up (uint64_t v, uint64_t align)
   return round_down (v + align - 1, align);
 }
 
+/* With -v, both threads print slot lines, and debug () writes each line
+ * in several stdio calls; holding the stream's lock keeps the lines
+ * whole.  (The lock is recursive, so the calls inside still take it.)
+ */
+static void
+trace (const struct slot *slot, const char *event)
+{
+  flockfile (stderr);
+  slot_debug (slot, event);
+  funlockfile (stderr);
+}
+
 /* Set up the hash.  The zero-block digest is computed once here, from a
  * real block of zeroes, so that it cannot disagree with a data block
  * that happens to be all zero.
@@ -193,11 +239,9 @@ hash_init (struct block_hash *h, const char *name, uint64_t block_size)
     die ("digest '%s' has no fixed output size", name);
   h->block_size = block_size;
   h->outer = EVP_MD_CTX_new ();
-  h->inner = EVP_MD_CTX_new ();
   zeroes = calloc (1, block_size);
   h->zero_run = malloc (ZERO_RUN_DIGESTS * h->md_size);
-  if (h->outer == NULL || h->inner == NULL || zeroes == NULL ||
-      h->zero_run == NULL)
+  if (h->outer == NULL || zeroes == NULL || h->zero_run == NULL)
     die ("%s", strerror (ENOMEM));
   check_evp (EVP_DigestInit_ex2 (h->outer, h->md, NULL), "digest init");
   check_evp (EVP_Digest (zeroes, block_size, h->zero_digest, NULL,
@@ -207,49 +251,92 @@ hash_init (struct block_hash *h, const char *name, uint64_t block_size)
     memcpy (h->zero_run + i * h->md_size, h->zero_digest, h->md_size);
 }
 
+/* Give each slot a digest area, allocated once: room for the digests of
+ * a full request's blocks (the request size is a multiple of the block
+ * size, and a shorter read has fewer blocks).  Per slot, not per worker,
+ * so that a slot's digests wait there, however long, until the slots
+ * before it are hashed too.
+ */
+static void
+hash_alloc_areas (struct block_hash *h, unsigned nr_slots, uint64_t req_size)
+{
+  h->area_size = req_size / h->block_size * h->md_size;
+  h->digests = malloc (nr_slots * h->area_size);
+  if (h->digests == NULL)
+    die ("%s", strerror (ENOMEM));
+}
+
 static void
 hash_free (struct block_hash *h)
 {
   EVP_MD_CTX_free (h->outer);
-  EVP_MD_CTX_free (h->inner);
   EVP_MD_free (h->md);
   free (h->zero_run);
+  free (h->digests);
 }
 
-/* Hash one block of data into the outer digest.  A full block of zeroes
- * takes the precomputed digest: checking costs far less than hashing.
- * A short last block is always hashed, since H of fewer zeroes is a
- * different digest.
+/* The digest area of a data slot. */
+static unsigned char *
+slot_digests (const struct slot *slot)
+{
+  return hash.digests + slot->index * hash.area_size;
+}
+
+/* How many blocks a slot covers; the last one may be short. */
+static uint64_t
+slot_blocks (const struct slot *slot)
+{
+  return round_up (slot->length, hash.block_size) / hash.block_size;
+}
+
+/* Compute the digest of one block into md.  A full block of zeroes takes
+ * the precomputed digest: checking costs far less than hashing.  A short
+ * last block is always hashed, since H of fewer zeroes is a different
+ * digest.
  */
 static void
-hash_block (struct block_hash *h, const void *buf, size_t len)
+hash_block (const struct block_hash *h, EVP_MD_CTX *ctx,
+            const void *buf, size_t len, unsigned char *md)
 {
-  unsigned char md[EVP_MAX_MD_SIZE];
-
   if (len == h->block_size && is_zero (buf, len)) {
-    check_evp (EVP_DigestUpdate (h->outer, h->zero_digest, h->md_size),
-               "digest update");
+    memcpy (md, h->zero_digest, h->md_size);
     return;
   }
-  check_evp (EVP_DigestInit_ex2 (h->inner, h->md, NULL), "digest init");
-  check_evp (EVP_DigestUpdate (h->inner, buf, len), "digest update");
-  check_evp (EVP_DigestFinal_ex (h->inner, md, NULL), "digest final");
-  check_evp (EVP_DigestUpdate (h->outer, md, h->md_size), "digest update");
+  check_evp (EVP_DigestInit_ex2 (ctx, h->md, NULL), "digest init");
+  check_evp (EVP_DigestUpdate (ctx, buf, len), "digest update");
+  check_evp (EVP_DigestFinal_ex (ctx, md, NULL), "digest final");
 }
 
-/* Hash a buffer that starts on a block boundary, block by block. */
+/* Hash thread: the digests of a data slot's blocks, into its area. */
 static void
-hash_data (struct block_hash *h, const unsigned char *buf, uint64_t len)
+hash_slot (const struct block_hash *h, EVP_MD_CTX *ctx,
+           const struct slot *slot)
 {
+  const unsigned char *buf = slot->buf;
+  unsigned char *md = slot_digests (slot);
   uint64_t i, n;
 
-  for (i = 0; i < len; i += n) {
-    n = MIN (h->block_size, len - i);
-    hash_block (h, buf + i, n);
+  for (i = 0; i < slot->length; i += n) {
+    n = MIN (h->block_size, slot->length - i);
+    hash_block (h, ctx, buf + i, n, md);
+    md += h->md_size;
   }
 }
 
-/* Hash nr_blocks whole zero blocks without touching any data. */
+/* Loop thread: feed a hashed data slot's block digests to the outer
+ * digest, all in one update.
+ */
+static void
+hash_feed_slot (struct block_hash *h, const struct slot *slot)
+{
+  check_evp (EVP_DigestUpdate (h->outer, slot_digests (slot),
+                               slot_blocks (slot) * h->md_size),
+             "digest update");
+}
+
+/* Loop thread: feed nr_blocks whole zero blocks without touching any
+ * data.
+ */
 static void
 hash_zero_blocks (struct block_hash *h, uint64_t nr_blocks)
 {
@@ -283,8 +370,8 @@ hash_final (struct block_hash *h, uint64_t image_size, char *hex)
 /* Completion callbacks run inside libnbd while it holds the handle's
  * lock, so they must not start new commands on that handle.  This one
  * only records the result (ring_complete looks at *error first); the
- * prepare watcher (pump_cb) hashes the slot when it reaches the head of
- * the ring.  Returning 1 retires the command.
+ * prepare watcher (pump_cb) queues the slot for hashing in its turn.
+ * Returning 1 retires the command.
  */
 static int
 read_done (void *user_data, int *error)
@@ -300,7 +387,7 @@ start_read (uint64_t offset, uint64_t length)
   nbd_completion_callback cb = { .callback = read_done, .user_data = slot };
 
   slot->kind = KIND_DATA;
-  slot_debug (slot, "read");
+  trace (slot, "read");
   if (nbd_aio_pread (src.nbd, slot->buf, length, offset, cb, 0) == -1)
     die ("read at offset %" PRIu64 " length %" PRIu64 ": %s",
          offset, length, nbd_get_error ());
@@ -317,7 +404,7 @@ start_zero_run (uint64_t offset, uint64_t length)
 
   slot->kind = KIND_ZERO;
   slot->state = SLOT_READ_DONE;
-  slot_debug (slot, "zero run");
+  trace (slot, "zero run");
 }
 
 /* True if the extent holds at least one whole block of zeroes. */
@@ -390,62 +477,83 @@ start_slots (void)
   extents_pump (&map, next_offset, ahead);
 }
 
-/* The hash thread: take the oldest queued slot, hash it, count it and
- * wake the loop.  It never touches the ring or libnbd.
+/* Hash thread: wait for the oldest queued slot and take it, or return
+ * NULL when told to quit with nothing left to hash.
+ */
+static struct slot *
+pool_take (struct hash_pool *p)
+{
+  struct slot *slot = NULL;
+
+  pthread_mutex_lock (&p->lock);
+  while (p->len == 0 && !p->quit)
+    pthread_cond_wait (&p->cond, &p->lock);
+  if (p->len > 0) {
+    slot = p->queue[p->first];
+    p->first = (p->first + 1) % p->size;
+    p->len--;
+  }
+  pthread_mutex_unlock (&p->lock);
+  return slot;
+}
+
+/* Hash thread: mark the slot hashed and wake the loop, which feeds the
+ * outer digest when the slot reaches the head of the ring.
+ */
+static void
+pool_finish (struct hash_pool *p, struct slot *slot)
+{
+  pthread_mutex_lock (&p->lock);
+  ring_complete (slot, 0, SLOT_DONE);
+  pthread_mutex_unlock (&p->lock);
+  ev_async_send (p->loop, &p->wake);
+}
+
+/* A hash thread: hash whichever slot is queued next, whatever its
+ * offset.  It never touches the ring, libnbd or the outer digest.
  */
 static void *
-hash_thread_main (void *arg)
+worker_main (void *arg)
 {
-  struct hash_thread *t = arg;
+  struct hash_worker *w = arg;
   struct slot *slot;
+  char event[32];
 
-  for (;;) {
-    pthread_mutex_lock (&t->lock);
-    while (t->len == 0 && !t->quit)
-      pthread_cond_wait (&t->cond, &t->lock);
-    if (t->len == 0) {
-      pthread_mutex_unlock (&t->lock);
-      return NULL;              /* quit, and nothing left to hash */
-    }
-    slot = t->queue[t->first];
-    t->first = (t->first + 1) % t->size;
-    t->len--;
-    pthread_mutex_unlock (&t->lock);
-
-    if (slot->kind == KIND_ZERO)
-      hash_zero_blocks (&hash, slot->length / hash.block_size);
-    else
-      hash_data (&hash, slot->buf, slot->length);
-
-    pthread_mutex_lock (&t->lock);
-    t->finished++;
-    pthread_mutex_unlock (&t->lock);
-    ev_async_send (t->loop, &t->wake);
+  snprintf (event, sizeof event, "hashed w%u", w->id);
+  while ((slot = pool_take (w->pool)) != NULL) {
+    hash_slot (&hash, w->inner, slot);
+    /* Before pool_finish: once the slot is done, the loop may retire and
+     * reuse it at any moment.
+     */
+    trace (slot, event);
+    pool_finish (w->pool, slot);
   }
+  return NULL;
 }
 
 /* Loop thread: queue a slot for hashing. */
 static void
-hash_thread_give (struct hash_thread *t, struct slot *slot)
+pool_give (struct hash_pool *p, struct slot *slot)
 {
-  pthread_mutex_lock (&t->lock);
-  t->queue[(t->first + t->len) % t->size] = slot;
-  t->len++;
-  pthread_cond_signal (&t->cond);
-  pthread_mutex_unlock (&t->lock);
+  pthread_mutex_lock (&p->lock);
+  p->queue[(p->first + p->len) % p->size] = slot;
+  p->len++;
+  pthread_cond_signal (&p->cond);
+  pthread_mutex_unlock (&p->lock);
 }
 
-/* Loop thread: how many slots were hashed since the last call. */
-static unsigned
-hash_thread_collect (struct hash_thread *t)
+/* Loop thread: true if a worker has finished the slot.  Only under the
+ * lock, which also makes the worker's digests visible here.
+ */
+static bool
+pool_finished (struct hash_pool *p, const struct slot *slot)
 {
-  unsigned n;
+  bool done;
 
-  pthread_mutex_lock (&t->lock);
-  n = t->finished;
-  t->finished = 0;
-  pthread_mutex_unlock (&t->lock);
-  return n;
+  pthread_mutex_lock (&p->lock);
+  done = slot->state == SLOT_DONE;
+  pthread_mutex_unlock (&p->lock);
+  return done;
 }
 
 /* Nothing to do here: the wake-up itself is the point, since pump_cb
@@ -456,34 +564,65 @@ wake_cb (struct ev_loop *loop, ev_async *w, int revents)
 {
 }
 
-static void
-hash_thread_start (struct hash_thread *t, struct ev_loop *loop,
-                   unsigned nr_slots)
+/* One worker per online CPU, at least one and at most MAX_HASH_THREADS. */
+static unsigned
+nr_hash_threads (void)
 {
-  int r;
+  long n = sysconf (_SC_NPROCESSORS_ONLN);
 
-  t->queue = calloc (nr_slots, sizeof *t->queue);
-  if (t->queue == NULL)
-    die ("%s", strerror (errno));
-  t->size = nr_slots;
-  t->loop = loop;
-  ev_async_init (&t->wake, wake_cb);
-  ev_async_start (loop, &t->wake);
-  r = pthread_create (&t->thread, NULL, hash_thread_main, t);
-  if (r != 0)
-    die ("cannot start the hash thread: %s", strerror (r));
+  if (n < 1)
+    return 1;
+  if (n > MAX_HASH_THREADS)
+    return MAX_HASH_THREADS;
+  return n;
 }
 
 static void
-hash_thread_stop (struct hash_thread *t)
+pool_start (struct hash_pool *p, struct ev_loop *loop, unsigned nr_slots)
 {
-  pthread_mutex_lock (&t->lock);
-  t->quit = true;
-  pthread_cond_signal (&t->cond);
-  pthread_mutex_unlock (&t->lock);
-  pthread_join (t->thread, NULL);
-  ev_async_stop (t->loop, &t->wake);
-  free (t->queue);
+  struct hash_worker *w;
+  unsigned i;
+  int r;
+
+  p->queue = calloc (nr_slots, sizeof *p->queue);
+  if (p->queue == NULL)
+    die ("%s", strerror (errno));
+  p->size = nr_slots;
+  p->loop = loop;
+  ev_async_init (&p->wake, wake_cb);
+  ev_async_start (loop, &p->wake);
+
+  p->nr_workers = nr_hash_threads ();
+  debug ("%u hash threads", p->nr_workers);
+  for (i = 0; i < p->nr_workers; i++) {
+    w = &p->workers[i];
+    w->pool = p;
+    w->id = i;
+    w->inner = EVP_MD_CTX_new ();
+    if (w->inner == NULL)
+      die ("%s", strerror (ENOMEM));
+    r = pthread_create (&w->thread, NULL, worker_main, w);
+    if (r != 0)
+      die ("cannot start hash thread %u: %s", i, strerror (r));
+  }
+}
+
+/* Let the workers finish what is queued, then join them. */
+static void
+pool_stop (struct hash_pool *p)
+{
+  unsigned i;
+
+  pthread_mutex_lock (&p->lock);
+  p->quit = true;
+  pthread_cond_broadcast (&p->cond);
+  pthread_mutex_unlock (&p->lock);
+  for (i = 0; i < p->nr_workers; i++) {
+    pthread_join (p->workers[i].thread, NULL);
+    EVP_MD_CTX_free (p->workers[i].inner);
+  }
+  ev_async_stop (p->loop, &p->wake);
+  free (p->queue);
 }
 
 /* A failed read ends the program before its buffer is hashed: with
@@ -492,35 +631,19 @@ hash_thread_stop (struct hash_thread *t)
 static void __attribute__ ((noreturn))
 slot_failed (const struct slot *slot)
 {
-  slot_debug (slot, "failed");
+  trace (slot, "failed");
   die ("read failed at offset %" PRIu64 " length %" PRIu64 ": %s",
        slot->offset, slot->length, strerror (slot->error));
 }
 
-/* Retire the slots the hash thread finished.  It hashes in the order
- * they were queued, which is ring order, so they are at the head.
- */
-static void
-retire_hashed (void)
-{
-  unsigned n = hash_thread_collect (&hasher);
-  struct slot *slot;
-
-  while (n-- > 0) {
-    slot = ring_head (ring);
-    slot_debug (slot, "hashed");
-    bytes_hashed += slot->length;
-    progress_update (&progress, bytes_hashed);
-    ring_retire_head (ring);
-  }
-}
-
-/* The in-order consumer: queue slots for hashing in issue order, which
- * is offset order, for as long as the next one's data is ready.  A slot
- * that finished reading early waits for the ones before it.  The queued
- * slots are in SLOT_WRITING, the ring's second step, which here means
- * "being hashed".  Failures are noticed in the same order, so the error
- * reported is the first in offset order.
+/* Hand slots on in issue order, which is offset order, for as long as
+ * the next one's data is ready: data slots to the pool (SLOT_WRITING,
+ * the ring's second step, here means "being hashed"), while zero runs
+ * need no hashing and stay as they are.  A slot that finished reading
+ * early waits for the ones before it; failures are noticed in the same
+ * order, so the error reported is the first in offset order.  Queueing
+ * out of order would only help while the head's read is late, and with
+ * hashing the bottleneck there is nearly always a backlog to hash.
  */
 static void
 queue_ready (void)
@@ -528,31 +651,71 @@ queue_ready (void)
   struct slot *slot;
 
   /* Sequence numbers are issue order; ring_at finds each slot. */
-  while (nr_queued < ring->next_seq) {
-    slot = ring_at (ring, nr_queued);
+  while (nr_passed < ring->next_seq) {
+    slot = ring_at (ring, nr_passed);
     if (slot->state == SLOT_FAILED)
       slot_failed (slot);
     if (slot->state != SLOT_READ_DONE)
       break;
-    slot->state = SLOT_WRITING;
-    slot_debug (slot, "hashing");
-    hash_thread_give (&hasher, slot);
-    nr_queued++;
+    if (slot->kind == KIND_DATA) {
+      slot->state = SLOT_WRITING;
+      trace (slot, "hashing");
+      pool_give (&pool, slot);
+    }
+    nr_passed++;
   }
 }
 
-/* The heart of the program, run before the loop blocks each time:
- * retire what the hash thread finished, refill the ring, then queue what
- * is ready.  Refilling comes before queueing so that zero runs, ready
- * the moment they are taken, are queued at once.  The thread's ev_async
- * brings the loop back here after each slot.
+/* True if everything the outer digest needs from the slot is there: a
+ * data slot's block digests, once a worker has finished it; a zero run
+ * has nothing to compute.
+ */
+static bool
+slot_hashed (const struct slot *slot)
+{
+  if (slot->kind == KIND_ZERO)
+    return slot->state == SLOT_READ_DONE;
+  return pool_finished (&pool, slot);
+}
+
+/* The in-order consumer: while the head of the ring is hashed, feed its
+ * digests to the outer digest and retire it.  Slots behind the head may
+ * be hashed already; they wait their turn.  Returns how many retired.
+ */
+static unsigned
+retire_hashed (void)
+{
+  struct slot *slot;
+  unsigned n = 0;
+
+  while ((slot = ring_head (ring)) != NULL && slot_hashed (slot)) {
+    if (slot->kind == KIND_ZERO)
+      hash_zero_blocks (&hash, slot->length / hash.block_size);
+    else
+      hash_feed_slot (&hash, slot);
+    trace (slot, "retired");
+    bytes_hashed += slot->length;
+    progress_update (&progress, bytes_hashed);
+    ring_retire_head (ring);
+    n++;
+  }
+  return n;
+}
+
+/* The heart of the program, run before the loop blocks each time: refill
+ * the ring, queue what is ready, retire what is hashed, and go round
+ * again while retiring freed slots.  Zero runs are hashed the moment
+ * they are taken and nothing else would wake the loop for them, so a
+ * ring full of zero runs must be drained here.  A worker's ev_async
+ * brings the loop back after each data slot.
  */
 static void
 pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
 {
-  retire_hashed ();
-  start_slots ();
-  queue_ready ();
+  do {
+    start_slots ();
+    queue_ready ();
+  } while (retire_hashed () > 0);
 
   if (bytes_hashed == size)
     ev_break (loop, EVBREAK_ALL);
@@ -714,13 +877,14 @@ main (int argc, char *argv[])
   ev_prepare_init (&pump, pump_cb);
   ev_prepare_start (loop, &pump);
 
-  hash_thread_start (&hasher, loop, requests);
+  hash_alloc_areas (&hash, requests, request_size);
+  pool_start (&pool, loop, requests);
 
   progress_init (&progress, show_progress, size);
   ev_run (loop, 0);
   progress_done (&progress, bytes_hashed);
 
-  hash_thread_stop (&hasher);
+  pool_stop (&pool);
   ev_prepare_stop (loop, &pump);
   nbd_ev_stop (&src);
   hash_final (&hash, size, hex);
