@@ -3,7 +3,7 @@
 bin_PROGRAMS += examples/checksum-libev
 
 examples_checksum_libev_SOURCES = examples/checksum-libev.c $(COMMON_SOURCES)
-# -pthread: the hashing runs on a thread of its own.
+# -pthread: the block digests are computed on a pool of hash threads.
 examples_checksum_libev_CFLAGS = $(WARNINGS_CFLAGS) -pthread $(LIBNBD_CFLAGS) $(LIBEV_CFLAGS) $(LIBCRYPTO_CFLAGS)
 examples_checksum_libev_LDFLAGS = -pthread
 examples_checksum_libev_LDADD = $(LIBNBD_LIBS) $(LIBEV_LIBS) $(LIBCRYPTO_LIBS)

@@ -27,6 +27,5 @@ TESTS_SH += \
 	$(NULL)
 
 EXTRA_DIST += \
-	bench/zero-extent-copy.sh \
 	tests/zero-functions.sh \
 	$(NULL)

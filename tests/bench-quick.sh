@@ -50,7 +50,9 @@ awk '
     echo "$c checksum-libev"
     echo "$c checksum-libev --requests=1"
     echo "$c nbdcopy to sha256sum"
+    [ $c != 4b ] || echo "$c nbdcopy to null:"
   done
+  echo "4d checksum-libev"
   for p in 5a:checksum-libev 5b:copy-libev; do
     echo "${p%%:*} ${p#*:} (default)"
     for sb in 64k 128k 256k 512k 1M 2M; do
