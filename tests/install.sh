@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# make install puts every program in $(bindir) and its man page in
+# $(mandir)/man1, the installed programs print the package version, and
+# make uninstall removes every file it installed.
+source "$abs_top_srcdir/tests/functions.sh"
+
+root="$tmpdir/root"
+progs="copy-libev zero-extent-copy-libev checksum-libev"
+
+${MAKE:-make} -s --no-print-directory -C "$abs_top_builddir" \
+  install DESTDIR="$root" prefix=/usr >/dev/null ||
+  fail "make install failed"
+
+for p in $progs; do
+  [ -x "$root/usr/bin/$p" ] || fail "$p is not in bindir"
+  [ -s "$root/usr/share/man/man1/$p.1" ] || fail "$p.1 is not in man1"
+  v=$("$root/usr/bin/$p" --version) || fail "$p --version failed"
+  [ "$v" = "$p $PACKAGE_VERSION" ] ||
+    fail "$p --version printed '$v', expected '$p $PACKAGE_VERSION'"
+done
+
+${MAKE:-make} -s --no-print-directory -C "$abs_top_builddir" \
+  uninstall DESTDIR="$root" prefix=/usr >/dev/null ||
+  fail "make uninstall failed"
+left=$(find "$root" -type f)
+[ -z "$left" ] || fail "make uninstall left: $left"
