@@ -39,6 +39,21 @@ int parse_count (const char *str, unsigned min, unsigned max, unsigned *ret);
 /* Format a byte count for people, e.g. "1.0 GiB", into buf. */
 const char *human_size (uint64_t bytes, char *buf, size_t len);
 
+/* v rounded down or up to a multiple of align (not 0).  Used for block
+ * and request boundaries, which are at absolute offsets.
+ */
+static inline uint64_t
+round_down (uint64_t v, uint64_t align)
+{
+  return v - v % align;
+}
+
+static inline uint64_t
+round_up (uint64_t v, uint64_t align)
+{
+  return round_down (v + align - 1, align);
+}
+
 /* True if len is a power of two (and not 0). */
 static inline bool
 is_power_of_2 (uint64_t v)

@@ -193,18 +193,6 @@ check_evp (int r, const char *what)
     die ("%s failed", what);
 }
 
-static uint64_t
-round_down (uint64_t v, uint64_t align)
-{
-  return v - v % align;
-}
-
-static uint64_t
-round_up (uint64_t v, uint64_t align)
-{
-  return round_down (v + align - 1, align);
-}
-
 /* With -v, both threads print slot lines, and debug () writes each line
  * in several stdio calls; holding the stream's lock keeps the lines
  * whole.  (The lock is recursive, so the calls inside still take it.)

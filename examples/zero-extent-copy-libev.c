@@ -117,18 +117,6 @@ static struct progress progress;
 /* Counts for the summary under -v. */
 static uint64_t nr_reads, nr_writes, nr_zeroes, bytes_skipped;
 
-static uint64_t
-align_down (uint64_t v, uint64_t a)
-{
-  return v - v % a;
-}
-
-static uint64_t
-align_up (uint64_t v, uint64_t a)
-{
-  return align_down (v + a - 1, a);
-}
-
 /* Completion callbacks only record the result; pump_cb acts on it in
  * the next loop iteration, because libnbd forbids new commands on a
  * handle from inside that handle's callbacks.  Returning 1 retires the
@@ -277,14 +265,14 @@ plan (uint64_t offset, uint64_t *length)
   if (e.zero) {
     end = extent_end;
     if (!skip_zeroes) {
-      end = MIN (end, align_down (offset + MAX_ZERO_LENGTH, ZERO_SPLIT));
+      end = MIN (end, round_down (offset + MAX_ZERO_LENGTH, ZERO_SPLIT));
       if (!dst_can_zero)
         end = MIN (end, offset + request_size);
       if (end == extent_end && !whole)
         return wait_for_more (offset, e.length);
     }
     /* The unaligned tail of a zero extent is left to the data path. */
-    end = align_down (end, block);
+    end = round_down (end, block);
     if (end > offset) {
       *length = end - offset;
       return skip_zeroes ? WORK_SKIP : WORK_ZERO;
@@ -294,7 +282,7 @@ plan (uint64_t offset, uint64_t *length)
   if (e.length < request_size && !whole)
     return wait_for_more (offset, e.length);
   end = MIN (extent_end, offset + request_size);
-  end = MIN (align_up (end, block), size);
+  end = MIN (round_up (end, block), size);
   *length = end - offset;
   return WORK_READ;
 }

@@ -132,6 +132,20 @@ test_human_size (void)
 }
 
 static void
+test_round (void)
+{
+  CHECK (round_down (0, 512) == 0);
+  CHECK (round_down (511, 512) == 0);
+  CHECK (round_down (512, 512) == 512);
+  CHECK (round_down (1000, 7) == 994);
+  CHECK (round_up (0, 512) == 0);
+  CHECK (round_up (1, 512) == 512);
+  CHECK (round_up (512, 512) == 512);
+  CHECK (round_up (513, 512) == 1024);
+  CHECK (round_up (UINT64_C (1) << 40, 65536) == UINT64_C (1) << 40);
+}
+
+static void
 test_power_of_2 (void)
 {
   CHECK (!is_power_of_2 (0));
@@ -148,6 +162,7 @@ main (void)
   test_parse_count ();
   test_is_zero ();
   test_human_size ();
+  test_round ();
   test_power_of_2 ();
   if (failures) {
     fprintf (stderr, "test-util: %d checks failed\n", failures);
