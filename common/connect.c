@@ -344,15 +344,28 @@ check_request_size (struct nbd_handle *nbd, const char *name,
          "maximum block size %" PRIi64, name, request_size, max);
 }
 
-void
-check_block_aligned (struct nbd_handle *nbd, const char *name,
-                     uint64_t value, const char *what)
+uint64_t
+check_copy (struct nbd_handle *src, struct nbd_handle *dst,
+            uint64_t request_size)
 {
-  int64_t min = nbd_get_block_size (nbd, LIBNBD_SIZE_MINIMUM);
+  uint64_t size = export_size (src, "source");
+  uint64_t dst_size = export_size (dst, "destination");
+  int64_t min = nbd_get_block_size (dst, LIBNBD_SIZE_MINIMUM);
 
-  if (min > 1 && value % min != 0)
-    die ("%s: %s (%" PRIu64 ") is not a multiple of the server's minimum "
-         "block size %" PRIi64, name, what, value, min);
+  if (nbd_is_read_only (dst) == 1)
+    die ("destination: the server is read-only");
+  check_request_size (src, "source", request_size);
+  check_request_size (dst, "destination", request_size);
+  if (dst_size < size)
+    die ("destination is smaller than the source (%" PRIu64 " < %" PRIu64
+         " bytes)", dst_size, size);
+  /* The last request is short when the size is not a multiple of the
+   * request size; the destination must still accept it.
+   */
+  if (min > 1 && size % min != 0)
+    die ("destination: the source's size (%" PRIu64 ") is not a multiple "
+         "of the server's minimum block size %" PRIi64, size, min);
+  return size;
 }
 
 uint64_t

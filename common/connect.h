@@ -69,12 +69,15 @@ struct nbd_handle *connect_uri (const char *uri, const char *name,
 void check_request_size (struct nbd_handle *nbd, const char *name,
                          uint64_t request_size);
 
-/* Check that value (an offset or a length; what names it) is a multiple
- * of the server's minimum block size, which the server may otherwise
- * refuse.  Fatal if not.
+/* Everything a copier checks before it reads the first byte, so that
+ * bad input never leaves a half-written destination: the destination is
+ * writable and at least as large as the source, both servers take
+ * request_size, and the destination takes the last, short request that
+ * ends at the source's size.  Returns the source's size.  Fatal if any
+ * check fails, with a message naming the sizes.
  */
-void check_block_aligned (struct nbd_handle *nbd, const char *name,
-                          uint64_t value, const char *what);
+uint64_t check_copy (struct nbd_handle *src, struct nbd_handle *dst,
+                     uint64_t request_size);
 
 /* The export size, or fatal. */
 uint64_t export_size (struct nbd_handle *nbd, const char *name);

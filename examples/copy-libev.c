@@ -234,7 +234,6 @@ main (int argc, char *argv[])
   struct connect_options src_opts = { .pread_initialize = false };
   struct connect_options dst_opts = { .pread_initialize = false };
   bool show_progress = false;
-  uint64_t dst_size;
   ev_prepare pump;
   struct ev_loop *loop;
   int c;
@@ -291,19 +290,7 @@ main (int argc, char *argv[])
    */
   src.nbd = connect_uri (argv[optind], "source", &src_opts);
   dst.nbd = connect_uri (argv[optind + 1], "destination", &dst_opts);
-  if (nbd_is_read_only (dst.nbd) == 1)
-    die ("destination: the server is read-only");
-  check_request_size (src.nbd, "source", request_size);
-  check_request_size (dst.nbd, "destination", request_size);
-  size = export_size (src.nbd, "source");
-  dst_size = export_size (dst.nbd, "destination");
-  if (dst_size < size)
-    die ("destination is smaller than the source (%" PRIu64 " < %" PRIu64
-         " bytes)", dst_size, size);
-  /* The last request is short when the size is not a multiple of the
-   * request size; the destination must still accept it.
-   */
-  check_block_aligned (dst.nbd, "destination", size, "the source's size");
+  size = check_copy (src.nbd, dst.nbd, request_size);
 
   ring = ring_new (requests, request_size, RING_ANY_ORDER);
   if (ring == NULL)

@@ -461,7 +461,6 @@ main (int argc, char *argv[])
   struct connect_options src_opts = { .want_extents = true };
   struct connect_options dst_opts = { .want_extents = true };
   bool show_progress = false, allocated = false, destination_is_zero = false;
-  uint64_t dst_size;
   ev_prepare pump;
   struct ev_loop *loop;
   int c;
@@ -523,17 +522,9 @@ main (int argc, char *argv[])
    */
   src.nbd = connect_uri (argv[optind], "source", &src_opts);
   dst.nbd = connect_uri (argv[optind + 1], "destination", &dst_opts);
-  if (nbd_is_read_only (dst.nbd) == 1)
-    die ("destination: the server is read-only");
-  check_request_size (src.nbd, "source", request_size);
-  check_request_size (dst.nbd, "destination", request_size);
+  size = check_copy (src.nbd, dst.nbd, request_size);
   use_block_size (src.nbd);
   use_block_size (dst.nbd);
-  size = export_size (src.nbd, "source");
-  dst_size = export_size (dst.nbd, "destination");
-  if (dst_size < size)
-    die ("destination is smaller than the source (%" PRIu64 " < %" PRIu64
-         " bytes)", dst_size, size);
 
   dst_can_zero = nbd_can_zero (dst.nbd) == 1;
   if (!dst_can_zero) {
