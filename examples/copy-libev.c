@@ -12,7 +12,8 @@
  *    others.
  *
  *  - nbd_set_pread_initialize(false): libnbd need not clear each read
- *    buffer first, which was measured 3-10% faster.  It is safe here
+ *    buffer first, which was reported 3-10% faster on the libnbd list
+ *    (docs/benchmarks.md has what make bench shows here).  It is safe here
  *    because a buffer is written only after its read succeeded.
  *
  * Run it against captive servers:
@@ -52,12 +53,13 @@
 #include "ring.h"
 #include "util.h"
 
-/* Requests in flight.  Measured on the libnbd list, about 16 keeps both
+/* Requests in flight.  As reported on the libnbd list, about 16 keeps both
  * servers busy; more only adds memory and latency per request.
  */
 #define DEFAULT_REQUESTS 16
 
-/* Bytes per request.  1 MiB beat 32 MiB by 23% on real storage: large
+/* Bytes per request.  1 MiB was reported 23% faster than 32 MiB on real
+ * storage (make bench, comparison 2, measures it on this machine): large
  * requests leave the pipeline empty while each one is read whole.
  */
 #define DEFAULT_REQUEST_SIZE (1024 * 1024)

@@ -67,9 +67,10 @@
 
 /* The longest zero command.  The NBD maximum block size only limits
  * commands with a payload; WRITE_ZEROES is bounded by its 32-bit length
- * field alone.  qemu-nbd 7.2 and nbdkit 1.32 were measured to accept
- * lengths up to 4 GiB - 1; staying 64 KiB short keeps every split point
- * on a multiple of ZERO_SPLIT below.
+ * field alone, so stay below 4 GiB; 64 KiB short of it keeps every split
+ * point on a multiple of ZERO_SPLIT below.  qemu-nbd 7.2 and nbdkit 1.32
+ * both take zero commands of this length (tests/zero-qcow2.sh and
+ * tests/zero-log.sh send them).
  */
 #define MAX_ZERO_LENGTH ((UINT64_C (1) << 32) - 65536)
 
