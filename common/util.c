@@ -224,10 +224,12 @@ debug (const char *fmt, ...)
 {
   static uint64_t start;
   va_list ap;
-  uint64_t t = now_ns ();
+  uint64_t t;
 
+  /* Called on hot paths: without -v, not even the clock is read. */
   if (!verbose)
     return;
+  t = now_ns ();
   if (start == 0)
     start = t;
   fprintf (stderr, "%s: [%10.6f] ", progname, (t - start) / 1e9);

@@ -200,6 +200,8 @@ check_evp (int r, const char *what)
 static void
 trace (const struct slot *slot, const char *event)
 {
+  if (!verbose)
+    return;
   flockfile (stderr);
   slot_debug (slot, event);
   funlockfile (stderr);

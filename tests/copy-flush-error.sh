@@ -12,25 +12,7 @@ size=$((4 * 1024 * 1024))
 start_nbdkit src random $size seed=10
 fill_file "$tmpdir/dst.img" $size 252
 
-cat >"$tmpdir/dst.sh" <<EOF2
-#!/bin/sh
-# nbdkit-sh-plugin(3): pread and pwrite get HANDLE COUNT OFFSET FLAGS;
-# the data to write is on stdin.
-f="$tmpdir/dst.img"
-case "\$1" in
-  get_size) echo $size ;;
-  can_write | can_flush) exit 0 ;;
-  pread)
-    dd if="\$f" iflag=skip_bytes,count_bytes skip="\$4" count="\$3" status=none ;;
-  pwrite)
-    dd of="\$f" oflag=seek_bytes conv=notrunc seek="\$4" status=none ;;
-  flush)
-    echo "EIO injected flush error" >&2
-    exit 1 ;;
-  *) exit 2 ;;
-esac
-EOF2
-chmod +x "$tmpdir/dst.sh"
+faulty_file_plugin "$tmpdir/dst.sh" "$tmpdir/dst.img" $size flush
 start_nbdkit dst sh "$tmpdir/dst.sh"
 
 expect_error "destination: flush failed: Input/output error" \

@@ -19,22 +19,7 @@ bad=$((3 * mib))
 head -c $size /dev/urandom >"$tmpdir/src.img"
 fill_file "$tmpdir/marker.img" $size 252
 
-cat >"$tmpdir/src.sh" <<EOF2
-#!/bin/sh
-# nbdkit-sh-plugin(3): pread HANDLE COUNT OFFSET FLAGS
-case "\$1" in
-  get_size) echo $size ;;
-  pread)
-    if [ "\$4" -lt $((bad + mib)) ] && [ \$((\$4 + \$3)) -gt $bad ]; then
-      echo "EIO injected read error at \$4" >&2
-      exit 1
-    fi
-    dd if="$tmpdir/src.img" iflag=skip_bytes,count_bytes \
-       skip="\$4" count="\$3" status=none ;;
-  *) exit 2 ;;
-esac
-EOF2
-chmod +x "$tmpdir/src.sh"
+faulty_file_plugin "$tmpdir/src.sh" "$tmpdir/src.img" $size pread $bad $((bad + mib))
 start_nbdkit src sh "$tmpdir/src.sh"
 
 for requests in 1 16; do

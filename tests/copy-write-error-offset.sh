@@ -16,27 +16,7 @@ bad=$((5 * mib))
 start_nbdkit src random $size seed=9
 fill_file "$tmpdir/marker.img" $size 252
 
-cat >"$tmpdir/dst.sh" <<EOF2
-#!/bin/sh
-# nbdkit-sh-plugin(3): pread and pwrite get HANDLE COUNT OFFSET FLAGS;
-# the data to write is on stdin.
-f="$tmpdir/dst.img"
-case "\$1" in
-  get_size) echo $size ;;
-  can_write) exit 0 ;;
-  pread)
-    dd if="\$f" iflag=skip_bytes,count_bytes skip="\$4" count="\$3" status=none ;;
-  pwrite)
-    if [ "\$4" -lt $((bad + mib)) ] && [ \$((\$4 + \$3)) -gt $bad ]; then
-      cat >/dev/null
-      echo "EIO injected write error at \$4" >&2
-      exit 1
-    fi
-    dd of="\$f" oflag=seek_bytes conv=notrunc seek="\$4" status=none ;;
-  *) exit 2 ;;
-esac
-EOF2
-chmod +x "$tmpdir/dst.sh"
+faulty_file_plugin "$tmpdir/dst.sh" "$tmpdir/dst.img" $size pwrite $bad $((bad + mib))
 
 for requests in 16 1; do
   cp "$tmpdir/marker.img" "$tmpdir/dst.img"

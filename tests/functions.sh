@@ -214,3 +214,44 @@ check_blkhash ()
     fail "checksum-libev $* $_uri: got '$_got', expected '$_want  $_uri'"
   echo "ok: $_want $* $_uri"
 }
+
+# faulty_file_plugin SCRIPT FILE SIZE OP [FROM TO]: write an nbdkit sh
+# plugin script (nbdkit-sh-plugin(3)) that serves FILE as a SIZE-byte
+# disk whose OP (pread, pwrite or flush) fails with EIO; with FROM and
+# TO, only requests that overlap [FROM, TO) fail.  Serve it with
+# "start_nbdkit NAME sh SCRIPT".
+faulty_file_plugin ()
+{
+  _from=${5:-0}
+  _to=${6:-$3}
+  cat >"$1" <<EOF2
+#!/bin/sh
+# pread and pwrite get HANDLE COUNT OFFSET FLAGS; pwrite's data is on
+# stdin.  fails METHOD: true if this request is one to fail.
+fails () { [ "\$1" = $4 ] && [ "\$4" -lt $_to ] && [ \$((\$4 + \$3)) -gt $_from ]; }
+case "\$1" in
+  get_size) echo $3 ;;
+  can_write | can_flush) exit 0 ;;
+  pread)
+    if fails "\$@"; then
+      echo "EIO injected read error at \$4" >&2
+      exit 1
+    fi
+    dd if="$2" iflag=skip_bytes,count_bytes skip="\$4" count="\$3" status=none ;;
+  pwrite)
+    if fails "\$@"; then
+      cat >/dev/null
+      echo "EIO injected write error at \$4" >&2
+      exit 1
+    fi
+    dd of="$2" oflag=seek_bytes conv=notrunc seek="\$4" status=none ;;
+  flush)
+    if [ $4 = flush ]; then
+      echo "EIO injected flush error" >&2
+      exit 1
+    fi ;;
+  *) exit 2 ;;
+esac
+EOF2
+  chmod +x "$1"
+}
