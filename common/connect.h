@@ -31,37 +31,22 @@ struct connect_options {
   /* Ask for the base:allocation meta context, for block status. */
   bool want_extents;
 
-  /* If not 0, the socket's SO_SNDBUF and SO_RCVBUF in bytes.  libnbd
-   * makes its own sockets, so for nbd:// and nbd+unix:// URIs the
-   * examples then make the socket themselves, set both sizes, connect,
-   * and hand it over with nbd_connect_socket.
+  /* If not 0, the socket's SO_SNDBUF and SO_RCVBUF in bytes, set on
+   * the socket libnbd connected (nbd_aio_get_fd) right after connecting.
    */
   uint64_t socket_buffer;
 };
-
-/* The parts of an nbd:// or nbd+unix:// URI that connecting by hand
- * needs.  Strings are percent-decoded and owned by the struct.
- */
-struct nbd_uri {
-  bool unix_socket;             /* nbd+unix:// */
-  char *host;                   /* nbd://: host name or address */
-  char *port;                   /* nbd://: port, default "10809" */
-  char *socket_path;            /* nbd+unix://: ?socket= */
-  char *export_name;            /* the path without its leading '/' */
-};
-
-/* Parse uri.  Returns 0, or -1 with a reason in *why for URIs this
- * parser does not handle (other schemes, TLS, other query parameters):
- * those are connected by libnbd itself.
- */
-int nbd_uri_parse (const char *uri, struct nbd_uri *ret, const char **why);
-void nbd_uri_free (struct nbd_uri *u);
 
 /* Connect to uri.  name ("source", "destination") labels messages.
  * Any failure is fatal, with libnbd's message.
  */
 struct nbd_handle *connect_uri (const char *uri, const char *name,
                                 const struct connect_options *opts);
+
+/* The server's minimum block size, or 1 if it did not say: every
+ * command's offset and length must be a multiple of it.
+ */
+uint64_t min_block_size (struct nbd_handle *nbd);
 
 /* Check that request_size suits the server: a multiple of its minimum
  * block size and no larger than its maximum.  Fatal if not.

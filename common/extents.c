@@ -14,12 +14,6 @@
 #include "extents.h"
 #include "util.h"
 
-/* Bytes asked for per block-status command.  NBD lengths are 32 bits
- * without extended headers, so stay below 4 GiB; 64 KiB short of it
- * keeps the window aligned to any block size a server will use.
- */
-#define WINDOW_32 ((UINT64_C (1) << 32) - 65536)
-
 /* With 64-bit lengths one command may cover much more; 1 TiB bounds the
  * memory a very fragmented reply can take.
  */
@@ -138,7 +132,7 @@ extents_init (struct extent_map *map, struct nbd_handle *nbd,
   map->size = size;
   map->supported =
     nbd_can_meta_context (nbd, LIBNBD_CONTEXT_BASE_ALLOCATION) == 1;
-  map->window = WINDOW_32;
+  map->window = MAX_LENGTH_32;
 #ifdef LIBNBD_HAVE_NBD_AIO_BLOCK_STATUS_64
   if (nbd_get_extended_headers_negotiated (nbd) == 1)
     map->window = WINDOW_64;
@@ -240,4 +234,41 @@ extents_next (struct extent_map *map, uint64_t offset, uint64_t max_length,
   e->length = MIN (x->offset + x->length - offset, max_length);
   e->zero = x->zero;
   return true;
+}
+
+void
+extents_next_sync (struct extent_map *map, uint64_t offset, uint64_t ahead,
+                   struct extent *e)
+{
+  for (;;) {
+    extents_pump (map, offset, ahead);
+    if (!map->in_flight && extents_next (map, offset, UINT64_MAX, e))
+      return;
+    if (nbd_poll (map->nbd, -1) == -1)
+      die ("%s: %s", map->name, nbd_get_error ());
+  }
+}
+
+bool
+extents_reads_as_zero (struct nbd_handle *nbd, const char *name,
+                       uint64_t length)
+{
+  struct extent_map map;
+  struct extent e;
+  uint64_t offset = 0;
+  bool zero = true;
+
+  extents_init (&map, nbd, name);
+  /* Ahead 1: fetch only when the map runs out, so that the scan stops
+   * at the first data extent without a command left in flight.
+   */
+  while (zero && offset < length) {
+    extents_next_sync (&map, offset, 1, &e);
+    zero = e.zero;
+    offset += e.length;
+  }
+  debug ("%s: block status used %" PRIu64 " commands; it %s",
+         name, map.commands, zero ? "reads as zeroes" : "holds data");
+  extents_free (&map);
+  return zero;
 }

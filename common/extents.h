@@ -4,8 +4,8 @@
  * reading them: a copier zeroes them with one command each, a checksum
  * hashes them without I/O.  The map comes from NBD_CMD_BLOCK_STATUS on
  * the base:allocation context, asked for asynchronously in windows as
- * large as the protocol allows (32-bit lengths, so just under 4 GiB;
- * libnbd >= 1.18 with extended headers takes 64-bit lengths).
+ * large as the protocol allows (MAX_LENGTH_32; libnbd >= 1.18 with
+ * extended headers takes 64-bit lengths).
  *
  * The contract:
  *
@@ -24,6 +24,9 @@
  *    command that fails, yields data extents (the caller reads them, so
  *    the result is still correct, only slower).  A failure is reported
  *    under -v.
+ *
+ *  - Before a program's loop starts, extents_next_sync drives the same
+ *    map with nbd_poll, for questions that must be answered first.
  */
 
 #ifndef NBD_LIBEV_EXAMPLES_EXTENTS_H
@@ -34,6 +37,16 @@
 #include <stdint.h>
 
 #include <libnbd.h>
+
+/* The longest block-status or zero command without extended headers.
+ * The protocol's length field is 32 bits, so stay below 4 GiB; 64 KiB
+ * short of it keeps every window and split point a multiple of 64 KiB,
+ * the largest minimum block size the protocol allows and qcow2's default
+ * cluster size, so that no server has to handle part of a block.
+ * qemu-nbd 7.2 and nbdkit 1.32 both take commands of this length
+ * (tests/extents.sh and tests/zero-qcow2.sh send them).
+ */
+#define MAX_LENGTH_32 ((UINT64_C (1) << 32) - 65536)
 
 struct extent {
   uint64_t offset;
@@ -57,7 +70,6 @@ struct extent_map {
   /* The one block-status command in flight, if any. */
   bool in_flight;
   uint64_t req_offset, req_length;
-  uint64_t reply_end;           /* how far the reply in progress reached */
   int error;                    /* errno of a failed command, until pumped */
 
   uint64_t commands;            /* block-status commands sent, for -v */
@@ -84,5 +96,23 @@ void extents_pump (struct extent_map *map, uint64_t offset, uint64_t ahead);
  */
 bool extents_next (struct extent_map *map, uint64_t offset,
                    uint64_t max_length, struct extent *e);
+
+/* Without an event loop: the extent at offset, as extents_next with no
+ * length limit, waiting with nbd_poll for as many block-status replies
+ * as it takes for the map to reach offset + ahead (or the end of the
+ * export).  Returns with no command in flight.  offset must be below
+ * the export size.
+ */
+void extents_next_sync (struct extent_map *map, uint64_t offset,
+                        uint64_t ahead, struct extent *e);
+
+/* Whether the export reads as zeroes over [0, length), from its block
+ * status, asked synchronously before the program's loop starts.  It
+ * stops at the first data extent, and costs one round trip per
+ * MAX_LENGTH_32 of zeroes.  A server without base:allocation, or a
+ * failing block status, counts as data: the safe answer.
+ */
+bool extents_reads_as_zero (struct nbd_handle *nbd, const char *name,
+                            uint64_t length);
 
 #endif /* NBD_LIBEV_EXAMPLES_EXTENTS_H */

@@ -44,11 +44,14 @@ option_request_size (const char *arg)
 uint64_t
 option_socket_buffer (const char *arg)
 {
+  char min[32], max[32];
   uint64_t v;
 
   if (parse_size (arg, &v) == -1 ||
       v < MIN_SOCKET_BUFFER || v > MAX_SOCKET_BUFFER)
-    die ("--socket-buffer: '%s' is not a size from 4k to 1G", arg);
+    die ("--socket-buffer: '%s' is not a size from %s to %s", arg,
+         human_size (MIN_SOCKET_BUFFER, min, sizeof min),
+         human_size (MAX_SOCKET_BUFFER, max, sizeof max));
   return v;
 }
 

@@ -18,6 +18,7 @@ const char *const slot_state_names[SLOT_NR_STATES] = {
   [SLOT_READING] = "reading",
   [SLOT_READ_DONE] = "read-done",
   [SLOT_WRITING] = "writing",
+  [SLOT_HASHING] = "hashing",
   [SLOT_DONE] = "done",
   [SLOT_FAILED] = "failed",
 };
@@ -42,8 +43,7 @@ ring_new (unsigned nr_slots, size_t buf_size, enum ring_order order)
   ring->buf_size = buf_size;
   ring->slots = calloc (nr_slots, sizeof *ring->slots);
   ring->free = calloc (nr_slots, sizeof *ring->free);
-  ring->fifo = calloc (nr_slots, sizeof *ring->fifo);
-  if (ring->slots == NULL || ring->free == NULL || ring->fifo == NULL)
+  if (ring->slots == NULL || ring->free == NULL)
     goto err;
 
   for (i = 0; i < nr_slots; i++) {
@@ -53,9 +53,11 @@ ring_new (unsigned nr_slots, size_t buf_size, enum ring_order order)
     slot->index = i;
     slot->state = SLOT_IDLE;
     if (buf_size > 0) {
-      /* Page alignment lets the kernel and servers such as qemu-nbd with
-       * O_DIRECT use the buffer without an extra copy.  The buffer is
-       * not cleared: every byte is written by a read before it is used.
+      /* Through a socket the kernel copies the buffer whatever its
+       * alignment; page alignment costs nothing at these sizes and lets
+       * a reader reuse the ring for O_DIRECT file I/O, which needs it.
+       * The buffer is not cleared: every byte is written by a read
+       * before it is used.
        */
       r = posix_memalign (&slot->buf, page > 0 ? (size_t) page : 4096, buf_size);
       if (r != 0) {
@@ -86,7 +88,6 @@ ring_free (struct ring *ring)
       free (ring->slots[i].buf);
   free (ring->slots);
   free (ring->free);
-  free (ring->fifo);
   free (ring);
 }
 
@@ -95,9 +96,16 @@ ring_take (struct ring *ring, uint64_t offset, uint64_t length)
 {
   struct slot *slot;
 
-  if (ring->nr_free == 0)
+  if (ring_full (ring))
     return NULL;
-  slot = &ring->slots[ring->free[--ring->nr_free]];
+  /* In issue order the slots are given back in the order they were
+   * taken, so at most nr_slots sequence numbers are outstanding and the
+   * next one's slot, next_seq % nr_slots, is the one retired longest ago.
+   */
+  if (ring->order == RING_IN_ORDER)
+    slot = &ring->slots[ring->next_seq % ring->nr_slots];
+  else
+    slot = &ring->slots[ring->free[--ring->nr_free]];
   assert (slot->state == SLOT_IDLE);
   slot->state = SLOT_READING;
   slot->kind = 0;
@@ -105,12 +113,10 @@ ring_take (struct ring *ring, uint64_t offset, uint64_t length)
   slot->offset = offset;
   slot->length = length;
   slot->error = 0;
-  slot->start_ns = now_ns ();
-  /* At most nr_slots sequence numbers are outstanding in issue order,
-   * so seq modulo nr_slots never collides.
+  /* Timings are only printed with -v; reading the clock on every request
+   * would cost a system call on some machines for nothing.
    */
-  if (ring->order == RING_IN_ORDER)
-    ring->fifo[slot->seq % ring->nr_slots] = slot->index;
+  slot->start_ns = verbose ? now_ns () : 0;
   ring->in_use++;
   return slot;
 }
@@ -131,7 +137,8 @@ put_back (struct ring *ring, struct slot *slot)
 {
   assert (slot->state != SLOT_IDLE);
   slot->state = SLOT_IDLE;
-  ring->free[ring->nr_free++] = slot->index;
+  if (ring->order == RING_ANY_ORDER)
+    ring->free[ring->nr_free++] = slot->index;
   ring->in_use--;
 }
 
@@ -148,7 +155,7 @@ ring_head (struct ring *ring)
   assert (ring->order == RING_IN_ORDER);
   if (ring->in_use == 0)
     return NULL;
-  return &ring->slots[ring->fifo[ring->head_seq % ring->nr_slots]];
+  return &ring->slots[ring->head_seq % ring->nr_slots];
 }
 
 struct slot *
@@ -158,7 +165,7 @@ ring_at (struct ring *ring, uint64_t seq)
 
   assert (ring->order == RING_IN_ORDER);
   assert (seq >= ring->head_seq && seq < ring->next_seq);
-  slot = &ring->slots[ring->fifo[seq % ring->nr_slots]];
+  slot = &ring->slots[seq % ring->nr_slots];
   assert (slot->seq == seq);
   return slot;
 }

@@ -1,17 +1,20 @@
 /* nbd-libev-examples: the request ring.
  *
- * A fixed array of request slots, each with a buffer allocated once
- * (page-aligned, so servers and kernels can use it without bouncing) and
+ * A fixed array of request slots, each with a buffer allocated once and
  * an explicit state.  A program takes an idle slot, starts a command
  * with the slot's buffer, marks the slot when the command completes, and
  * gives the slot back in one of two ways:
  *
  *  - ring_release: any order.  A copier reuses whichever slot finished
- *    first, so one slow request never holds up the others.
+ *    first, so one slow request never holds up the others.  Idle slots
+ *    wait on a stack.
  *
  *  - ring_retire_head: issue order.  A checksum must consume data in
- *    offset order; it takes the oldest slot only when that slot is done,
- *    the in-order consumer of liburing's examples.
+ *    offset order; it gives back the oldest slot only when that slot is
+ *    done, the in-order consumer of liburing's examples.  Slots are then
+ *    taken and given back strictly in turn, so the slot of sequence
+ *    number seq is always slots[seq % nr_slots] and no bookkeeping is
+ *    needed to find it.
  *
  * A ring is created for one of the two disciplines and checks that the
  * program keeps to it.  The ring does no I/O and knows nothing of libnbd
@@ -25,11 +28,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The steps a slot goes through.  A copier's slot goes READING ->
+ * READ_DONE -> WRITING -> DONE; a checksum's goes READING -> READ_DONE
+ * -> HASHING -> DONE.  Work that needs no I/O (a checksum's run of zero
+ * blocks) may start at any step the program likes.
+ */
 enum slot_state {
   SLOT_IDLE,            /* free: ring_take may hand it out */
-  SLOT_READING,         /* a read (or other input step) is in flight */
-  SLOT_READ_DONE,       /* input is in the buffer, waiting for the program */
+  SLOT_READING,         /* a read is in flight */
+  SLOT_READ_DONE,       /* the data is in the buffer, waiting for the program */
   SLOT_WRITING,         /* a write or zero command is in flight */
+  SLOT_HASHING,         /* a hash thread is digesting the buffer */
   SLOT_DONE,            /* all work finished; waiting to be given back */
   SLOT_FAILED,          /* a command failed; slot->error says why */
 };
@@ -53,7 +62,7 @@ struct slot {
   uint64_t seq;         /* issue number, counted from 0 */
   uint64_t offset;
   uint64_t length;      /* may exceed buf_size for work without a buffer */
-  uint64_t start_ns;    /* when ring_take handed the slot out */
+  uint64_t start_ns;    /* with -v: when ring_take handed the slot out */
   int error;            /* errno of the failed command, with SLOT_FAILED */
   void *buf;            /* buf_size bytes, page-aligned */
 };
@@ -66,9 +75,8 @@ struct ring {
   uint64_t next_seq;    /* seq of the next slot taken */
   uint64_t head_seq;    /* with RING_IN_ORDER: oldest seq not retired */
   struct slot *slots;
-  unsigned *free;       /* stack of idle slot indexes */
+  unsigned *free;       /* with RING_ANY_ORDER: stack of idle slot indexes */
   unsigned nr_free;
-  unsigned *fifo;       /* with RING_IN_ORDER: index of seq s at s % nr_slots */
 };
 
 /* Allocate nr_slots slots with a buf_size buffer each (buf_size may be 0
@@ -120,7 +128,7 @@ ring_idle (const struct ring *ring)
 static inline bool
 ring_full (const struct ring *ring)
 {
-  return ring->nr_free == 0;
+  return ring->in_use == ring->nr_slots;
 }
 
 #endif /* NBD_LIBEV_EXAMPLES_RING_H */

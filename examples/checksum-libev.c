@@ -70,9 +70,9 @@
 
 #include <ev.h>
 
+#include "conn.h"
 #include "connect.h"
 #include "extents.h"
-#include "nbd-ev.h"
 #include "options.h"
 #include "ring.h"
 #include "util.h"
@@ -81,14 +81,12 @@
  * while the next few are read; more only add memory, as the hashing,
  * not the server, is the bottleneck.
  */
-#define DEFAULT_REQUESTS 8
+#define CHECKSUM_REQUESTS 8
 
-/* Bytes per read.  1 MiB keeps the number of commands (and callbacks)
- * low without leaving the pipeline empty while one huge read arrives.
- * It is also the unit of work of a hash thread: 16 blocks, about half a
+/* Bytes per read: DEFAULT_REQUEST_SIZE (common/options.h), 1 MiB.  It is
+ * also the unit of work of a hash thread: 16 blocks, about half a
  * millisecond of SHA-256, so handing slots over costs next to nothing.
  */
-#define DEFAULT_REQUEST_SIZE (1024 * 1024)
 
 /* The block size and digest of blkhash; both must match to compare
  * digests with blksum.
@@ -169,7 +167,7 @@ struct hash_pool {
   ev_async wake;                /* sent by a worker after each slot */
 };
 
-static struct nbd_ev src;
+static struct conn src;
 static struct ring *ring;
 static struct extent_map map;
 static struct block_hash hash;
@@ -648,7 +646,7 @@ queue_ready (void)
     if (slot->state != SLOT_READ_DONE)
       break;
     if (slot->kind == KIND_DATA) {
-      slot->state = SLOT_WRITING;
+      slot->state = SLOT_HASHING;
       trace (slot, "hashing");
       pool_give (&pool, slot);
     }
@@ -709,6 +707,7 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
 
   if (bytes_hashed == size)
     ev_break (loop, EVBREAK_ALL);
+  conn_update (&src);
 }
 
 static void __attribute__ ((noreturn))
@@ -738,7 +737,7 @@ usage (FILE *fp, int status)
 "  -v, --verbose       print one line per request event, with timings\n"
 "  -h, --help          show this help and exit\n"
 "  -V, --version       show the version and exit\n",
-           progname, MAX_REQUESTS, DEFAULT_REQUESTS,
+           progname, MAX_REQUESTS, CHECKSUM_REQUESTS,
            MIN_REQUEST_SIZE, MAX_REQUEST_SIZE / (1024 * 1024));
   exit (status);
 }
@@ -786,7 +785,7 @@ main (int argc, char *argv[])
   };
   const char *digest = DEFAULT_DIGEST;
   const char *bs_arg = NULL, *rs_arg = NULL;
-  unsigned requests = DEFAULT_REQUESTS;
+  unsigned requests = CHECKSUM_REQUESTS;
   uint64_t block_size;
   /* Block status is what lets zero runs go unread. */
   struct connect_options opts = {
@@ -860,10 +859,7 @@ main (int argc, char *argv[])
          requests, request_size);
 
   loop = EV_DEFAULT;
-  nbd_ev_start (&src, loop, src.nbd, "source");
-  /* Default priority: runs before the glue's prepare watcher, which sits
-   * at EV_MINPRI and then sees the commands queued here.
-   */
+  conn_start (&src, loop, "source");
   ev_prepare_init (&pump, pump_cb);
   ev_prepare_start (loop, &pump);
 
@@ -876,7 +872,7 @@ main (int argc, char *argv[])
 
   pool_stop (&pool);
   ev_prepare_stop (loop, &pump);
-  nbd_ev_stop (&src);
+  conn_stop (&src);
   hash_final (&hash, size, hex);
   debug ("%" PRIu64 " block-status commands", map.commands);
   printf ("%s  %s\n", hex, uri);

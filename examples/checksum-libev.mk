@@ -2,11 +2,35 @@
 
 bin_PROGRAMS += examples/checksum-libev
 
-examples_checksum_libev_SOURCES = examples/checksum-libev.c $(COMMON_SOURCES)
+examples_checksum_libev_SOURCES = \
+	examples/checksum-libev.c \
+	common/conn.c \
+	common/conn.h \
+	common/connect.c \
+	common/connect.h \
+	common/extents.c \
+	common/extents.h \
+	common/options.c \
+	common/options.h \
+	common/ring.c \
+	common/ring.h \
+	common/util.c \
+	common/util.h \
+	$(NULL)
 # -pthread: the block digests are computed on a pool of hash threads.
-examples_checksum_libev_CFLAGS = $(WARNINGS_CFLAGS) -pthread $(LIBNBD_CFLAGS) $(LIBEV_CFLAGS) $(LIBCRYPTO_CFLAGS)
+examples_checksum_libev_CFLAGS = \
+	$(WARNINGS_CFLAGS) \
+	-pthread \
+	$(LIBNBD_CFLAGS) \
+	$(LIBEV_CFLAGS) \
+	$(LIBCRYPTO_CFLAGS) \
+	$(NULL)
 examples_checksum_libev_LDFLAGS = -pthread
-examples_checksum_libev_LDADD = $(LIBNBD_LIBS) $(LIBEV_LIBS) $(LIBCRYPTO_LIBS)
+examples_checksum_libev_LDADD = \
+	$(LIBNBD_LIBS) \
+	$(LIBEV_LIBS) \
+	$(LIBCRYPTO_LIBS) \
+	$(NULL)
 
 # Each test checks one behaviour against tests/blkhash-ref.py or
 # blkhash's published values.

@@ -2,9 +2,10 @@
  *
  * What it shows:
  *
- *  - libev integration: one ev_io watcher per NBD handle, its events
- *    recomputed from nbd_aio_get_direction in an ev_prepare watcher just
- *    before the loop blocks (common/nbd-ev.c).
+ *  - libev integration: one ev_io watcher per NBD handle
+ *    (common/conn.c).  The program's one ev_prepare callback starts new
+ *    commands and then asks each connection to wait for what its handle
+ *    wants now, just before the loop blocks.
  *
  *  - A ring of requests (common/ring.c): REQUESTS slots, each with its
  *    own buffer, cycle through read -> write -> idle.  Any slot that
@@ -24,9 +25,9 @@
  * (the outer $uri is the pattern source, the escaped inner one the
  * memory destination).  Build it on its own from the repository root:
  *
- *   cc -O2 -Icommon examples/copy-libev.c common/connect.c \
- *     common/flush.c common/nbd-ev.c common/options.c common/ring.c \
- *     common/util.c -o copy-libev -lnbd -lev
+ *   cc -O2 -Icommon examples/copy-libev.c common/conn.c common/connect.c \
+ *     common/flush.c common/options.c common/ring.c common/util.c \
+ *     -o copy-libev -lnbd -lev
  */
 
 #ifdef HAVE_CONFIG_H
@@ -46,39 +47,32 @@
 
 #include <ev.h>
 
+#include "conn.h"
 #include "connect.h"
 #include "flush.h"
-#include "nbd-ev.h"
 #include "options.h"
 #include "ring.h"
 #include "util.h"
 
-/* Requests in flight.  As reported on the libnbd list, about 16 keeps both
- * servers busy; more only adds memory and latency per request.
- */
-#define DEFAULT_REQUESTS 16
-
-/* Bytes per request.  1 MiB was reported 23% faster than 32 MiB on real
- * storage (make bench, comparison 2, measures it on this machine): large
- * requests leave the pipeline empty while each one is read whole.
- */
-#define DEFAULT_REQUEST_SIZE (1024 * 1024)
-
-/* What a slot is doing, kept in slot->kind for error messages. */
+/* What a slot is doing, kept in slot->kind for messages. */
 enum op { OP_READ, OP_WRITE };
+static const char *const op_names[] = {
+  [OP_READ] = "source: read",
+  [OP_WRITE] = "destination: write",
+};
 
-static struct nbd_ev src, dst;
+static struct conn src, dst;
 static struct ring *ring;
 static uint64_t size;           /* bytes to copy: the source's size */
 static uint64_t next_offset;    /* where the next read starts */
-static uint64_t bytes_written;  /* bytes the destination confirmed */
+static uint64_t bytes_done;     /* bytes the destination confirmed */
 static bool want_flush;
 static struct flush flush;
 static struct progress progress;
 
 /* Completion callbacks run inside libnbd while it holds the handle's
  * lock, so they must not start new commands on that handle.  They only
- * record the result in the slot; the prepare watcher (pump_cb) acts on
+ * record the result in the slot; the prepare callback (pump_cb) acts on
  * it in the next loop iteration.  Returning 1 retires the command, so
  * nbd_aio_command_completed is never needed.
  */
@@ -105,8 +99,8 @@ start_read (struct slot *slot)
   slot_debug (slot, "read");
   if (nbd_aio_pread (src.nbd, slot->buf, slot->length, slot->offset,
                      cb, 0) == -1)
-    die ("source: read at offset %" PRIu64 " length %" PRIu64 ": %s",
-         slot->offset, slot->length, nbd_get_error ());
+    die ("%s at offset %" PRIu64 " length %" PRIu64 ": %s",
+         op_names[OP_READ], slot->offset, slot->length, nbd_get_error ());
 }
 
 static void
@@ -119,8 +113,8 @@ start_write (struct slot *slot)
   slot_debug (slot, "write");
   if (nbd_aio_pwrite (dst.nbd, slot->buf, slot->length, slot->offset,
                       cb, 0) == -1)
-    die ("destination: write at offset %" PRIu64 " length %" PRIu64 ": %s",
-         slot->offset, slot->length, nbd_get_error ());
+    die ("%s at offset %" PRIu64 " length %" PRIu64 ": %s",
+         op_names[OP_WRITE], slot->offset, slot->length, nbd_get_error ());
 }
 
 /* A failed command ends the copy.  The slot's buffer is never written
@@ -132,14 +126,36 @@ slot_failed (const struct slot *slot)
 {
   slot_debug (slot, "failed");
   die ("%s failed at offset %" PRIu64 " length %" PRIu64 ": %s",
-       slot->kind == OP_READ ? "source: read" : "destination: write",
-       slot->offset, slot->length, strerror (slot->error));
+       op_names[slot->kind], slot->offset, slot->length,
+       strerror (slot->error));
 }
 
-/* The heart of the program, run before the loop blocks each time: act on
- * every slot whose command completed, then fill idle slots with reads.
- * A slot freed by a finished write is reused in the same pass, whatever
- * its position in the ring.
+/* A slot's last command is done: count it and give the slot back. */
+static void
+finish (struct slot *slot)
+{
+  bytes_done += slot->length;
+  progress_update (&progress, bytes_done);
+  ring_release (slot);
+}
+
+/* True once every byte is written and, with --flush, the flush is done.
+ * The flush starts only when no write is in flight, so that it covers
+ * them all.
+ */
+static bool
+copy_finished (void)
+{
+  if (next_offset < size || !ring_idle (ring))
+    return false;
+  return !want_flush || flush_finished (&flush, dst.nbd, "destination");
+}
+
+/* The program's one prepare callback, run before the loop blocks each
+ * time: act on every slot whose command completed, fill idle slots with
+ * reads, and last, let each connection wait for what its handle now
+ * wants, the commands just queued included.  A slot freed by a finished
+ * write is reused in the same pass, whatever its position in the ring.
  */
 static void
 pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
@@ -155,16 +171,15 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
       start_write (slot);
       break;
     case SLOT_DONE:
-      slot_debug (slot, "write done");
-      bytes_written += slot->length;
-      progress_update (&progress, bytes_written);
-      ring_release (slot);
+      slot_debug (slot, "done");
+      finish (slot);
       break;
     case SLOT_FAILED:
       slot_failed (slot);
     case SLOT_IDLE:
     case SLOT_READING:
     case SLOT_WRITING:
+    case SLOT_HASHING:
       break;
     }
   }
@@ -176,13 +191,10 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
     start_read (slot);
   }
 
-  if (next_offset < size || !ring_idle (ring))
-    return;
-
-  /* Every byte is written.  Flush if asked, then stop the loop. */
-  if (want_flush && !flush_finished (&flush, dst.nbd, "destination"))
-    return;
-  ev_break (loop, EVBREAK_ALL);
+  if (copy_finished ())
+    ev_break (loop, EVBREAK_ALL);
+  conn_update (&src);
+  conn_update (&dst);
 }
 
 static void __attribute__ ((noreturn))
@@ -203,7 +215,6 @@ usage (FILE *fp, int status)
 "  --flush             flush the destination when the copy is done\n"
 "  --socket-buffer=SIZE\n"
 "                      set SO_SNDBUF and SO_RCVBUF of both sockets\n"
-"                      (nbd:// and nbd+unix:// URIs only)\n"
 "  --progress          show progress on stderr\n"
 "  -v, --verbose       print one line per request event, with timings\n"
 "  -h, --help          show this help and exit\n"
@@ -303,21 +314,18 @@ main (int argc, char *argv[])
          src_opts.pread_initialize ? "initialized" : "not initialized");
 
   loop = EV_DEFAULT;
-  nbd_ev_start (&src, loop, src.nbd, "source");
-  nbd_ev_start (&dst, loop, dst.nbd, "destination");
-  /* Default priority: runs before the glue's prepare watchers, which sit
-   * at EV_MINPRI and then see the commands queued here.
-   */
+  conn_start (&src, loop, "source");
+  conn_start (&dst, loop, "destination");
   ev_prepare_init (&pump, pump_cb);
   ev_prepare_start (loop, &pump);
 
   progress_init (&progress, show_progress, size);
   ev_run (loop, 0);
-  progress_done (&progress, bytes_written);
+  progress_done (&progress, bytes_done);
 
   ev_prepare_stop (loop, &pump);
-  nbd_ev_stop (&src);
-  nbd_ev_stop (&dst);
+  conn_stop (&src);
+  conn_stop (&dst);
   /* A clean disconnect: the destination learns that the client is done
    * and may flush its caches in its own time.
    */

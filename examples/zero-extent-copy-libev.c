@@ -9,8 +9,9 @@
  *
  *  - One NBD_CMD_WRITE_ZEROES per zero extent, split only where the
  *    32-bit length field forces it: an empty 1 TiB image costs 257 zero
- *    commands instead of a million 1 MiB reads and writes.  That is what
- *    made this copier about 3x faster than qemu-img convert.
+ *    commands instead of a million 1 MiB reads and writes.  The original
+ *    report on the mailing list found this about 3x faster than qemu-img
+ *    convert; docs/benchmarks.md has what make bench measures here.
  *
  *  - No command at all for zero extents when the destination already
  *    reads as zeroes, which the destination's own block status tells us
@@ -28,8 +29,8 @@
  * (the outer $uri is the data source, the escaped inner one the memory
  * destination).  Build it on its own from the repository root:
  *
- *   cc -O2 -Icommon examples/zero-extent-copy-libev.c common/connect.c \
- *     common/extents.c common/flush.c common/nbd-ev.c common/options.c \
+ *   cc -O2 -Icommon examples/zero-extent-copy-libev.c common/conn.c \
+ *     common/connect.c common/extents.c common/flush.c common/options.c \
  *     common/ring.c common/util.c -o zero-extent-copy-libev -lnbd -lev
  */
 
@@ -50,35 +51,23 @@
 
 #include <ev.h>
 
+#include "conn.h"
 #include "connect.h"
 #include "extents.h"
 #include "flush.h"
-#include "nbd-ev.h"
 #include "options.h"
 #include "ring.h"
 #include "util.h"
 
-/* Requests in flight, and bytes per data request: as in copy-libev,
- * where the reasons are measured.  Zero commands take a slot too, so
- * they count against the same limit, but they need no buffer.
- */
-#define DEFAULT_REQUESTS 16
-#define DEFAULT_REQUEST_SIZE (1024 * 1024)
-
-/* The longest zero command.  The NBD maximum block size only limits
- * commands with a payload; WRITE_ZEROES is bounded by its 32-bit length
- * field alone, so stay below 4 GiB; 64 KiB short of it keeps every split
- * point on a multiple of ZERO_SPLIT below.  qemu-nbd 7.2 and nbdkit 1.32
- * both take zero commands of this length (tests/zero-qcow2.sh and
- * tests/zero-log.sh send them).
- */
-#define MAX_ZERO_LENGTH ((UINT64_C (1) << 32) - 65536)
-
-/* A zero extent longer than MAX_ZERO_LENGTH is split at multiples of
- * this, absolute offsets, not relative to the extent.  64 KiB is the
- * largest minimum block size the protocol allows and qcow2's default
- * cluster size, so a server never has to zero part of a block or
- * cluster by writing it.
+/* Zero commands take a slot of the ring, so they count against the
+ * requests in flight, but they need no buffer.  The longest one is
+ * MAX_LENGTH_32 (common/extents.h): the NBD maximum block size only
+ * limits commands with a payload, and WRITE_ZEROES is bounded by its
+ * 32-bit length field alone.  A zero extent longer than that is split
+ * at multiples of ZERO_SPLIT, absolute offsets, not relative to the
+ * extent.  64 KiB is the largest minimum block size the protocol
+ * allows and qcow2's default cluster size, so a server never has to
+ * zero part of a block or cluster by writing it.
  */
 #define ZERO_SPLIT 65536
 
@@ -98,7 +87,7 @@ enum work {
   WORK_SKIP,            /* a zero extent on a zero destination: nothing */
 };
 
-static struct nbd_ev src, dst;
+static struct conn src, dst;
 static struct extent_map src_map;
 static struct ring *ring;
 static uint64_t size;           /* bytes to copy: the source's size */
@@ -110,7 +99,6 @@ static bool sparse = true;      /* turn all-zero read buffers into zeroes */
 static bool skip_zeroes;        /* the destination already reads as zero */
 static bool dst_can_zero;
 static uint32_t zero_flags;     /* 0 (may punch holes) or NO_HOLE */
-static void *zero_buf;          /* request_size zeroes, if !dst_can_zero */
 static bool want_flush;
 static struct flush flush;
 static struct progress progress;
@@ -118,10 +106,11 @@ static struct progress progress;
 /* Counts for the summary under -v. */
 static uint64_t nr_reads, nr_writes, nr_zeroes, bytes_skipped;
 
-/* Completion callbacks only record the result; pump_cb acts on it in
- * the next loop iteration, because libnbd forbids new commands on a
- * handle from inside that handle's callbacks.  Returning 1 retires the
- * command, so nbd_aio_command_completed is never needed.
+/* Completion callbacks run inside libnbd while it holds the handle's
+ * lock, so they must not start new commands on that handle.  They only
+ * record the result in the slot; the prepare callback (pump_cb) acts on
+ * it in the next loop iteration.  Returning 1 retires the command, so
+ * nbd_aio_command_completed is never needed.
  */
 static int
 read_done (void *user_data, int *error)
@@ -144,32 +133,29 @@ start_read (struct slot *slot)
 
   slot->kind = OP_READ;
   slot_debug (slot, "read");
-  nr_reads++;
   if (nbd_aio_pread (src.nbd, slot->buf, slot->length, slot->offset,
                      cb, 0) == -1)
-    die ("source: read at offset %" PRIu64 " length %" PRIu64 ": %s",
-         slot->offset, slot->length, nbd_get_error ());
+    die ("%s at offset %" PRIu64 " length %" PRIu64 ": %s",
+         op_names[OP_READ], slot->offset, slot->length, nbd_get_error ());
 }
 
-/* Write buf, which is the slot's own buffer or zero_buf. */
 static void
-start_write (struct slot *slot, const void *buf)
+start_write (struct slot *slot)
 {
   nbd_completion_callback cb = { .callback = write_done, .user_data = slot };
 
   slot->kind = OP_WRITE;
   slot->state = SLOT_WRITING;
-  slot_debug (slot, buf == zero_buf ? "write zeroes" : "write");
-  nr_writes++;
-  if (nbd_aio_pwrite (dst.nbd, buf, slot->length, slot->offset,
+  slot_debug (slot, "write");
+  if (nbd_aio_pwrite (dst.nbd, slot->buf, slot->length, slot->offset,
                       cb, 0) == -1)
-    die ("destination: write at offset %" PRIu64 " length %" PRIu64 ": %s",
-         slot->offset, slot->length, nbd_get_error ());
+    die ("%s at offset %" PRIu64 " length %" PRIu64 ": %s",
+         op_names[OP_WRITE], slot->offset, slot->length, nbd_get_error ());
 }
 
-/* Zero the slot's range.  A destination without zero support gets a
- * buffer of zeroes written instead; the planner keeps such ranges no
- * longer than request_size.
+/* Zero the slot's range.  A destination without zero support gets the
+ * slot's buffer, cleared, written instead; the planner keeps such
+ * ranges no longer than the request size, so they fit in it.
  */
 static void
 start_zero (struct slot *slot)
@@ -177,7 +163,9 @@ start_zero (struct slot *slot)
   nbd_completion_callback cb = { .callback = write_done, .user_data = slot };
 
   if (!dst_can_zero) {
-    start_write (slot, zero_buf);
+    memset (slot->buf, 0, slot->length);
+    nr_writes++;
+    start_write (slot);
     return;
   }
   slot->kind = OP_ZERO;
@@ -186,12 +174,13 @@ start_zero (struct slot *slot)
   nr_zeroes++;
   if (nbd_aio_zero (dst.nbd, slot->length, slot->offset, cb,
                     zero_flags) == -1)
-    die ("destination: zero at offset %" PRIu64 " length %" PRIu64 ": %s",
-         slot->offset, slot->length, nbd_get_error ());
+    die ("%s at offset %" PRIu64 " length %" PRIu64 ": %s",
+         op_names[OP_ZERO], slot->offset, slot->length, nbd_get_error ());
 }
 
-/* A failed command ends the copy.  A failed read's buffer is never
- * written: with pread_initialize off it holds stale data.
+/* A failed command ends the copy.  The slot's buffer is never written
+ * anywhere after a failed read: with pread_initialize off it holds
+ * whatever the previous request left, not the source's data.
  */
 static void __attribute__ ((noreturn))
 slot_failed (const struct slot *slot)
@@ -202,12 +191,25 @@ slot_failed (const struct slot *slot)
        strerror (slot->error));
 }
 
+/* A slot's last command is done: count it and give the slot back. */
 static void
 finish (struct slot *slot)
 {
   bytes_done += slot->length;
   progress_update (&progress, bytes_done);
   ring_release (slot);
+}
+
+/* True once every byte is written and, with --flush, the flush is done.
+ * The flush starts only when no write is in flight, so that it covers
+ * them all.
+ */
+static bool
+copy_finished (void)
+{
+  if (next_offset < size || !ring_idle (ring))
+    return false;
+  return !want_flush || flush_finished (&flush, dst.nbd, "destination");
 }
 
 /* A read came back.  An all-zero buffer needs no write: nothing at all
@@ -221,7 +223,8 @@ read_complete (struct slot *slot)
   slot_debug (slot, "read done");
   if (!sparse || slot->length % block != 0 ||
       !is_zero (slot->buf, slot->length)) {
-    start_write (slot, slot->buf);
+    nr_writes++;
+    start_write (slot);
     return;
   }
   if (skip_zeroes) {
@@ -266,7 +269,7 @@ plan (uint64_t offset, uint64_t *length)
   if (e.zero) {
     end = extent_end;
     if (!skip_zeroes) {
-      end = MIN (end, round_down (offset + MAX_ZERO_LENGTH, ZERO_SPLIT));
+      end = MIN (end, round_down (offset + MAX_LENGTH_32, ZERO_SPLIT));
       if (!dst_can_zero)
         end = MIN (end, offset + request_size);
       if (end == extent_end && !whole)
@@ -288,10 +291,11 @@ plan (uint64_t offset, uint64_t *length)
   return WORK_READ;
 }
 
-/* The heart of the program, run before the loop blocks each time: act
- * on every slot whose command completed, then plan pieces and start
- * them while slots are free.  Skipped pieces need no slot, so a run of
- * them costs no I/O at all.
+/* The program's one prepare callback, run before the loop blocks each
+ * time: act on every slot whose command completed, plan pieces and start
+ * them while slots are free, and last, let each connection wait for what
+ * its handle now wants.  Skipped pieces need no slot, so a run of them
+ * costs no I/O at all.
  */
 static void
 pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
@@ -316,6 +320,7 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
     case SLOT_IDLE:
     case SLOT_READING:
     case SLOT_WRITING:
+    case SLOT_HASHING:
       break;
     }
   }
@@ -337,55 +342,16 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
     next_offset += length;
     if (work == WORK_ZERO)
       start_zero (slot);
-    else
+    else {
+      nr_reads++;
       start_read (slot);
-  }
-
-  if (next_offset < size || !ring_idle (ring))
-    return;
-
-  /* Every byte is written.  Flush if asked, then stop the loop. */
-  if (want_flush && !flush_finished (&flush, dst.nbd, "destination"))
-    return;
-  ev_break (loop, EVBREAK_ALL);
-}
-
-/* Whether the destination reads as zeroes over [0, length), from its
- * block status.  Done synchronously with nbd_poll before the event loop
- * starts: no copying may begin before the answer is known, so driving
- * the map from the loop would only add code.  It costs one round trip
- * per 4 GiB window of zeroes and stops at the first data extent.  A
- * server without base:allocation, or a failing block status, counts as
- * data (common/extents.c), which is the safe answer.
- */
-static bool
-destination_reads_as_zero (struct nbd_handle *nbd, uint64_t length)
-{
-  struct extent_map map;
-  struct extent e;
-  uint64_t offset = 0;
-  bool zero = true;
-
-  extents_init (&map, nbd, "destination");
-  while (zero && offset < length) {
-    /* Ahead 1: fetch only when the map runs out, so that no command
-     * is left in flight when the answer is known.
-     */
-    extents_pump (&map, offset, 1);
-    if (extents_next (&map, offset, length - offset, &e)) {
-      zero = e.zero;
-      offset += e.length;
     }
-    else if (nbd_poll (nbd, -1) == -1)
-      die ("destination: %s", nbd_get_error ());
   }
-  while (map.in_flight)
-    if (nbd_poll (nbd, -1) == -1)
-      die ("destination: %s", nbd_get_error ());
-  debug ("destination: block status used %" PRIu64 " commands; it %s",
-         map.commands, zero ? "reads as zeroes" : "holds data");
-  extents_free (&map);
-  return zero;
+
+  if (copy_finished ())
+    ev_break (loop, EVBREAK_ALL);
+  conn_update (&src);
+  conn_update (&dst);
 }
 
 static void __attribute__ ((noreturn))
@@ -412,7 +378,6 @@ usage (FILE *fp, int status)
 "  --flush             flush the destination when the copy is done\n"
 "  --socket-buffer=SIZE\n"
 "                      set SO_SNDBUF and SO_RCVBUF of both sockets\n"
-"                      (nbd:// and nbd+unix:// URIs only)\n"
 "  --progress          show progress on stderr\n"
 "  -v, --verbose       print one line per request event, with timings\n"
 "  -h, --help          show this help and exit\n"
@@ -420,18 +385,6 @@ usage (FILE *fp, int status)
            progname, MAX_REQUESTS, DEFAULT_REQUESTS,
            MIN_REQUEST_SIZE, MAX_REQUEST_SIZE / (1024 * 1024));
   exit (status);
-}
-
-/* The larger of a server's minimum block size and the current one.
- * Both are powers of two, so the larger is a multiple of the other.
- */
-static void
-use_block_size (struct nbd_handle *nbd)
-{
-  int64_t min = nbd_get_block_size (nbd, LIBNBD_SIZE_MINIMUM);
-
-  if (min > 0 && (uint64_t) min > block)
-    block = min;
 }
 
 int
@@ -524,20 +477,15 @@ main (int argc, char *argv[])
   src.nbd = connect_uri (argv[optind], "source", &src_opts);
   dst.nbd = connect_uri (argv[optind + 1], "destination", &dst_opts);
   size = check_copy (src.nbd, dst.nbd, request_size);
-  use_block_size (src.nbd);
-  use_block_size (dst.nbd);
+  /* Both are powers of two, so the larger is a multiple of the other. */
+  block = MAX (min_block_size (src.nbd), min_block_size (dst.nbd));
 
   dst_can_zero = nbd_can_zero (dst.nbd) == 1;
-  if (!dst_can_zero) {
+  if (!dst_can_zero)
     debug ("destination cannot zero: writing buffers of zeroes instead");
-    zero_buf = calloc (1, request_size);
-    if (zero_buf == NULL)
-      die ("cannot allocate %" PRIu64 " bytes: %s",
-           request_size, strerror (errno));
-  }
   zero_flags = allocated ? LIBNBD_CMD_FLAG_NO_HOLE : 0;
   skip_zeroes = destination_is_zero ||
-    (!allocated && destination_reads_as_zero (dst.nbd, size));
+    (!allocated && extents_reads_as_zero (dst.nbd, "destination", size));
 
   ring = ring_new (requests, request_size, RING_ANY_ORDER);
   if (ring == NULL)
@@ -551,11 +499,8 @@ main (int argc, char *argv[])
          : "zeroed, holes allowed");
 
   loop = EV_DEFAULT;
-  nbd_ev_start (&src, loop, src.nbd, "source");
-  nbd_ev_start (&dst, loop, dst.nbd, "destination");
-  /* Default priority: runs before the glue's prepare watchers, which sit
-   * at EV_MINPRI and then see the commands queued here.
-   */
+  conn_start (&src, loop, "source");
+  conn_start (&dst, loop, "destination");
   ev_prepare_init (&pump, pump_cb);
   ev_prepare_start (loop, &pump);
 
@@ -567,8 +512,8 @@ main (int argc, char *argv[])
          src_map.commands, nr_reads, nr_writes, nr_zeroes, bytes_skipped);
 
   ev_prepare_stop (loop, &pump);
-  nbd_ev_stop (&src);
-  nbd_ev_stop (&dst);
+  conn_stop (&src);
+  conn_stop (&dst);
   /* A clean disconnect: the destination learns that the client is done
    * and may flush its caches in its own time.
    */
@@ -579,6 +524,5 @@ main (int argc, char *argv[])
   nbd_close (src.nbd);
   extents_free (&src_map);
   ring_free (ring);
-  free (zero_buf);
   return EXIT_SUCCESS;
 }

@@ -4,7 +4,20 @@ bin_PROGRAMS += examples/zero-extent-copy-libev
 
 examples_zero_extent_copy_libev_SOURCES = \
 	examples/zero-extent-copy-libev.c \
-	$(COMMON_SOURCES) \
+	common/conn.c \
+	common/conn.h \
+	common/connect.c \
+	common/connect.h \
+	common/extents.c \
+	common/extents.h \
+	common/flush.c \
+	common/flush.h \
+	common/options.c \
+	common/options.h \
+	common/ring.c \
+	common/ring.h \
+	common/util.c \
+	common/util.h \
 	$(NULL)
 examples_zero_extent_copy_libev_CFLAGS = \
 	$(WARNINGS_CFLAGS) \

@@ -1,7 +1,8 @@
-/* extents-dump URI [AHEAD]: print the merged extent map of an export,
- * one "OFFSET LENGTH zero|data" line per extent, then the number of
- * block-status commands sent.  Drives common/extents.c without libev
- * (nbd_poll waits for each reply), so the shell tests can check the map
+/* extents-dump URI: print the merged extent map of an export, one
+ * "OFFSET LENGTH zero|data" line per extent, then the number of
+ * block-status commands that took, then whether the whole export reads
+ * as zeroes.  Drives common/extents.c without libev (nbd_poll waits for
+ * each reply), so the shell tests can check the map and the zero scan
  * against what a server is known to hold.
  */
 
@@ -27,6 +28,7 @@ main (int argc, char *argv[])
   struct extent_map map;
   struct extent e;
   uint64_t offset = 0;
+  bool zero;
 
   set_progname (argv[0]);
   if (argc != 2)
@@ -35,24 +37,21 @@ main (int argc, char *argv[])
   extents_init (&map, nbd, "source");
 
   while (offset < map.size) {
-    extents_pump (&map, offset, 1);
-    if (extents_next (&map, offset, UINT64_MAX, &e)) {
-      /* Print whole merged extents: advance only once the map reaches
-       * past this one or the export ends.
-       */
-      if (e.offset + e.length < map.end || map.end == map.size) {
-        printf ("%" PRIu64 " %" PRIu64 " %s\n",
-                e.offset, e.length, e.zero ? "zero" : "data");
-        offset += e.length;
-        continue;
-      }
-      extents_pump (&map, offset, e.length + 1);
-    }
-    if (map.in_flight && nbd_poll (nbd, -1) == -1)
-      die ("%s", nbd_get_error ());
+    extents_next_sync (&map, offset, 1, &e);
+    /* Print whole merged extents: while the map ends inside this one,
+     * fetch past its end, which merges the next reply into it.
+     */
+    while (offset + e.length == map.end && map.end < map.size)
+      extents_next_sync (&map, offset, e.length + 1, &e);
+    printf ("%" PRIu64 " %" PRIu64 " %s\n",
+            e.offset, e.length, e.zero ? "zero" : "data");
+    offset += e.length;
   }
   printf ("commands %" PRIu64 "\n", map.commands);
   extents_free (&map);
+
+  zero = extents_reads_as_zero (nbd, "source", map.size);
+  printf ("reads as zero: %s\n", zero ? "yes" : "no");
   nbd_close (nbd);
   return EXIT_SUCCESS;
 }

@@ -1,0 +1,85 @@
+/* conn-both-events URI: common/conn.c must survive a socket that is
+ * readable and writable at once.
+ *
+ * The epoll behind libev reports both when a reply has arrived while the
+ * send buffer has room, which is the usual state of a busy connection.
+ * Notifying libnbd of both is wrong: the read lets the handle go back to
+ * READY, where a write notification is invalid and fails.  The race is
+ * hard to hit on purpose with real traffic, so this program sets up its
+ * outcome directly: one read in flight, its reply waiting in the socket,
+ * and then both events fed to the watcher (ev_feed_event), as epoll
+ * would report them.  The read must complete and nothing may fail.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <libnbd.h>
+#include <ev.h>
+
+#include "conn.h"
+#include "connect.h"
+#include "util.h"
+
+static bool read_completed;
+static int read_error = -1;
+
+static int
+read_done (void *user_data, int *error)
+{
+  read_completed = true;
+  read_error = *error;
+  return 1;
+}
+
+/* Block until the reply is in the socket, so that EV_READ is true. */
+static void
+wait_readable (int fd)
+{
+  struct pollfd p = { .fd = fd, .events = POLLIN };
+
+  if (poll (&p, 1, 10000) != 1)
+    die ("no reply within 10 s");
+}
+
+int
+main (int argc, char *argv[])
+{
+  struct connect_options opts = { .pread_initialize = true };
+  nbd_completion_callback cb = { .callback = read_done };
+  struct ev_loop *loop = EV_DEFAULT;
+  struct conn c;
+  char buf[512];
+
+  set_progname (argv[0]);
+  if (argc != 2)
+    die ("usage: conn-both-events URI");
+  c.nbd = connect_uri (argv[1], "source", &opts);
+  conn_start (&c, loop, "source");
+
+  if (nbd_aio_pread (c.nbd, buf, sizeof buf, 0, cb, 0) == -1)
+    die ("read: %s", nbd_get_error ());
+  /* A request this small is sent whole at once: only the reply is left. */
+  if (nbd_aio_get_direction (c.nbd) != LIBNBD_AIO_DIRECTION_READ)
+    die ("the request was not sent at once");
+  wait_readable (nbd_aio_get_fd (c.nbd));
+
+  ev_feed_event (loop, &c.io, EV_READ | EV_WRITE);
+  ev_run (loop, EVRUN_NOWAIT);
+  if (!read_completed || read_error != 0)
+    die ("the read did not complete");
+  if (nbd_aio_is_ready (c.nbd) != 1)
+    die ("the handle is not ready: %s", nbd_get_error ());
+
+  conn_stop (&c);
+  nbd_shutdown (c.nbd, 0);
+  nbd_close (c.nbd);
+  printf ("conn-both-events: the read completed\n");
+  return EXIT_SUCCESS;
+}
