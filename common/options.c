@@ -42,6 +42,19 @@ option_request_size (const char *arg)
 }
 
 uint64_t
+option_block_size (const char *arg)
+{
+  uint64_t v;
+
+  if (parse_size (arg, &v) == -1)
+    die ("--block-size: '%s' is not a size: %s", arg, strerror (errno));
+  if (!is_power_of_2 (v) || v > MAX_REQUEST_SIZE)
+    die ("--block-size: %s is not a power of two up to %d MiB",
+         arg, MAX_REQUEST_SIZE / (1024 * 1024));
+  return v;
+}
+
+uint64_t
 option_socket_buffer (const char *arg)
 {
   char min[32], max[32];
@@ -61,8 +74,12 @@ option_socket_buffer (const char *arg)
  * getopt_long returned: ':' for a missing value, '?' otherwise.
  */
 void
-option_error (int c, const char *arg, const struct option *long_options)
+option_error (int c, char *const argv[], const struct option *long_options)
 {
+  /* A long option always uses up its argv element, so the one that
+   * getopt rejected is the last one it stepped over.
+   */
+  const char *arg = argv[optind - 1];
   const struct option *o;
 
   /* getopt sets optopt to the option's val when a long option lacks a

@@ -48,13 +48,19 @@ unsigned option_requests (const char *arg);
 /* --request-size=SIZE: MIN_REQUEST_SIZE to MAX_REQUEST_SIZE. */
 uint64_t option_request_size (const char *arg);
 
+/* --block-size=SIZE: a block hash's block size, a power of two up to
+ * MAX_REQUEST_SIZE, so that a request can always hold a whole block.
+ */
+uint64_t option_block_size (const char *arg);
+
 /* --socket-buffer=SIZE: MIN_SOCKET_BUFFER to MAX_SOCKET_BUFFER. */
 uint64_t option_socket_buffer (const char *arg);
 
-/* Call when getopt_long returns ':' or '?'.  The option string must
- * start with ':' so that getopt prints nothing itself.
+/* Call when getopt_long returns ':' or '?', with main's argv.  The
+ * option string must start with ':' so that getopt prints nothing itself.
  */
-void option_error (int c, const char *arg, const struct option *long_options)
+void option_error (int c, char *const argv[],
+                   const struct option *long_options)
   __attribute__ ((noreturn));
 
 /* --version: print "progname VERSION" on stdout and exit 0. */

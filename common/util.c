@@ -229,6 +229,10 @@ debug (const char *fmt, ...)
   /* Called on hot paths: without -v, not even the clock is read. */
   if (!verbose)
     return;
+  /* The line is written in several stdio calls; holding the stream's
+   * lock keeps it whole when threads print too.
+   */
+  flockfile (stderr);
   t = now_ns ();
   if (start == 0)
     start = t;
@@ -237,4 +241,5 @@ debug (const char *fmt, ...)
   vfprintf (stderr, fmt, ap);
   va_end (ap);
   fputc ('\n', stderr);
+  funlockfile (stderr);
 }

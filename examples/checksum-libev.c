@@ -1,27 +1,24 @@
 /* checksum-libev: the block hash of an NBD image, from one libev loop.
  *
  * It prints the digest that blksum (blkhash 0.10 and later) and
- * nbdcopy --blkhash compute:
- *
- *   digest = H (H (block_0) || H (block_1) || ... || le64 (image size))
- *
- * with blocks of 64 KiB at absolute offsets, the last one hashed at its
- * real length.  What it shows:
+ * nbdcopy --blkhash compute (common/blkhash.h has the construction):
+ * the digest of the digests of the image's 64 KiB blocks and its size.
+ * What it shows:
  *
  *  - The in-order consumer of liburing's examples on top of the common
  *    request ring (RING_IN_ORDER): REQUESTS reads are in flight and
  *    complete in any order, but the hash is fed strictly in offset order
  *    as slots retire from the head of the ring.
  *
- *  - A pool of hash threads beside the loop.  The loop thread does all
- *    the I/O (hashing there stalled the reads: the server stops sending
- *    while a Unix socket's ~200 KiB buffer is full) and queues slots
- *    whose data is ready, in offset order.  Any hash thread takes any
- *    queued slot and writes the digests of its blocks into that slot's
- *    own digest area, so slots may finish hashing out of order.
- *    The loop feeds the outer digest, which is cheap (32 bytes per 64 KiB
- *    block), strictly in offset order: only while the head of the ring
- *    is fully hashed.  SHA-256 costs about 0.6 s of CPU per GiB, more
+ *  - Work handed to threads beside the loop (common/pool.c).  The loop
+ *    thread does all the I/O (hashing there stalled the reads: the
+ *    server stops sending while a Unix socket's ~200 KiB buffer is full)
+ *    and gives slots whose data is ready to the hash threads, in offset
+ *    order.  Any thread takes any slot and writes the digests of its
+ *    blocks into that slot's own digest area, so slots may finish out of
+ *    order.  The loop feeds the outer digest, which is cheap (32 bytes
+ *    per 64 KiB block), strictly in offset order: only while the head of
+ *    the ring is hashed.  SHA-256 costs about 0.6 s of CPU per GiB, more
  *    than the server and the loop need together, so one hash thread was
  *    the bottleneck; the inner digests are independent, the outer one is
  *    not, which is what splits the work.
@@ -43,9 +40,9 @@
  * the value blkhash publishes for that image.  Build it on its own from
  * the repository root:
  *
- *   cc -O2 -Icommon examples/checksum-libev.c common/connect.c \
- *     common/extents.c common/nbd-ev.c common/options.c common/ring.c \
- *     common/util.c \
+ *   cc -O2 -Icommon examples/checksum-libev.c common/blkhash.c \
+ *     common/conn.c common/connect.c common/extents.c common/options.c \
+ *     common/pool.c common/ring.c common/util.c \
  *     -o checksum-libev -pthread -lnbd -lev -lcrypto
  */
 
@@ -56,13 +53,11 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <openssl/evp.h>
 
@@ -70,29 +65,22 @@
 
 #include <ev.h>
 
+#include "blkhash.h"
 #include "conn.h"
 #include "connect.h"
 #include "extents.h"
 #include "options.h"
+#include "pool.h"
 #include "ring.h"
 #include "util.h"
 
 /* Reads in flight.  Enough to keep every hash thread busy with one slot
  * while the next few are read; more only add memory, as the hashing,
- * not the server, is the bottleneck.
+ * not the server, is the bottleneck.  Each read is DEFAULT_REQUEST_SIZE
+ * (common/options.h), 1 MiB: 16 blocks, about half a millisecond of
+ * SHA-256 for a hash thread, so handing slots over costs next to nothing.
  */
 #define CHECKSUM_REQUESTS 8
-
-/* Bytes per read: DEFAULT_REQUEST_SIZE (common/options.h), 1 MiB.  It is
- * also the unit of work of a hash thread: 16 blocks, about half a
- * millisecond of SHA-256, so handing slots over costs next to nothing.
- */
-
-/* The block size and digest of blkhash; both must match to compare
- * digests with blksum.
- */
-#define DEFAULT_BLOCK_SIZE (64 * 1024)
-#define DEFAULT_DIGEST "sha256"
 
 /* Hash threads: one per online CPU, at most this many.  More threads
  * hash more blocks at once, but each competes for a CPU with the server
@@ -101,13 +89,6 @@
  * SHA-NI does about 1.8 GB/s per core), so more would only sit idle.
  */
 #define MAX_HASH_THREADS 4
-
-/* A zero run is hashed by feeding this many copies of the zero-block
- * digest per EVP_DigestUpdate (64 KiB for SHA-256): large updates keep
- * the per-call overhead negligible, so a 1 TiB hole hashes in well
- * under a second.
- */
-#define ZERO_RUN_DIGESTS 2048
 
 /* Longest zero run in one slot.  The loop thread feeds zero runs to the
  * outer digest itself (there is nothing for a hash thread to compute),
@@ -120,246 +101,71 @@
 /* What a slot covers, kept in slot->kind. */
 enum slot_kind { KIND_DATA, KIND_ZERO };
 
-/* The block hash: an outer digest fed with one inner digest per block.
- * Only the loop thread touches outer; the hash threads compute inner
- * digests with contexts of their own and read the rest, which is set
- * before they start and never changes.
- */
-struct block_hash {
-  EVP_MD *md;
-  size_t md_size;
-  uint64_t block_size;
-  EVP_MD_CTX *outer;            /* the digest of digests */
-  unsigned char zero_digest[EVP_MAX_MD_SIZE]; /* H (block_size zeroes) */
-  unsigned char *zero_run;      /* ZERO_RUN_DIGESTS copies of zero_digest */
-  unsigned char *digests;       /* one area per slot, see slot_digests */
-  size_t area_size;             /* bytes per area */
-};
-
-struct hash_pool;
-
-/* One hash thread.  EVP contexts are not thread-safe, so each thread
- * has its own for the block digests.
- */
-struct hash_worker {
-  struct hash_pool *pool;
-  unsigned id;                  /* for debug output */
-  pthread_t thread;
-  EVP_MD_CTX *inner;
-};
-
-/* The hash threads and their queue.  The loop thread owns the ring; it
- * appends slots whose data is ready and any worker takes the oldest.  A
- * worker marks the slot SLOT_DONE under the lock when its digests are
- * written, and the loop reads the state of a queued slot only under the
- * lock: the mutex orders the read's data before the worker hashes it,
- * and the digests before the loop feeds them to the outer digest.
- */
-struct hash_pool {
-  pthread_mutex_t lock;
-  pthread_cond_t cond;          /* signalled: a slot queued, or quit */
-  struct slot **queue;          /* circular, room for every slot */
-  unsigned size, first, len;
-  bool quit;
-  unsigned nr_workers;
-  struct hash_worker workers[MAX_HASH_THREADS];
-  struct ev_loop *loop;
-  ev_async wake;                /* sent by a worker after each slot */
-};
-
 static struct conn src;
 static struct ring *ring;
 static struct extent_map map;
-static struct block_hash hash;
-static struct hash_pool pool = {
-  .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
-};
+static struct blkhash hash;     /* the outer digest: loop thread only */
+static struct pool pool;
+static unsigned char *digests;  /* one area per slot, see slot_digests */
+static size_t area_size;        /* bytes per area */
 static uint64_t size;           /* the export size */
 static uint64_t request_size;
 static uint64_t next_offset;    /* where the next slot starts */
 static uint64_t bytes_hashed;   /* everything before this is in the hash */
-static uint64_t nr_passed;      /* slots queued for hashing or skipped */
+static uint64_t nr_passed;      /* slots given to the pool or passed over */
 static struct progress progress;
 
-/* OpenSSL's digest calls fail only when out of memory or misused, but a
- * digest that silently skipped data would be worse than useless.
+/* The digest area of a data slot: room for the digests of a full
+ * request's blocks, allocated once.  Per slot, not per thread, so that
+ * a slot's digests wait there, however long, until the slots before it
+ * are hashed too.
  */
-static void
-check_evp (int r, const char *what)
-{
-  if (r != 1)
-    die ("%s failed", what);
-}
-
-/* With -v, both threads print slot lines, and debug () writes each line
- * in several stdio calls; holding the stream's lock keeps the lines
- * whole.  (The lock is recursive, so the calls inside still take it.)
- */
-static void
-trace (const struct slot *slot, const char *event)
-{
-  if (!verbose)
-    return;
-  flockfile (stderr);
-  slot_debug (slot, event);
-  funlockfile (stderr);
-}
-
-/* Set up the hash.  The zero-block digest is computed once here, from a
- * real block of zeroes, so that it cannot disagree with a data block
- * that happens to be all zero.
- */
-static void
-hash_init (struct block_hash *h, const char *name, uint64_t block_size)
-{
-  unsigned char *zeroes;
-  size_t i;
-
-  h->md = EVP_MD_fetch (NULL, name, NULL);
-  if (h->md == NULL)
-    die ("unknown digest '%s'", name);
-  h->md_size = EVP_MD_get_size (h->md);
-  /* Extendable-output functions such as SHAKE have no fixed size (OpenSSL
-   * 3 gives them a default one, which no other tool would agree on).
-   */
-  if ((EVP_MD_get_flags (h->md) & EVP_MD_FLAG_XOF) != 0 ||
-      h->md_size == 0 || h->md_size > EVP_MAX_MD_SIZE)
-    die ("digest '%s' has no fixed output size", name);
-  h->block_size = block_size;
-  h->outer = EVP_MD_CTX_new ();
-  zeroes = calloc (1, block_size);
-  h->zero_run = malloc (ZERO_RUN_DIGESTS * h->md_size);
-  if (h->outer == NULL || zeroes == NULL || h->zero_run == NULL)
-    die ("%s", strerror (ENOMEM));
-  check_evp (EVP_DigestInit_ex2 (h->outer, h->md, NULL), "digest init");
-  check_evp (EVP_Digest (zeroes, block_size, h->zero_digest, NULL,
-                         h->md, NULL), "digest");
-  free (zeroes);
-  for (i = 0; i < ZERO_RUN_DIGESTS; i++)
-    memcpy (h->zero_run + i * h->md_size, h->zero_digest, h->md_size);
-}
-
-/* Give each slot a digest area, allocated once: room for the digests of
- * a full request's blocks (the request size is a multiple of the block
- * size, and a shorter read has fewer blocks).  Per slot, not per worker,
- * so that a slot's digests wait there, however long, until the slots
- * before it are hashed too.
- */
-static void
-hash_alloc_areas (struct block_hash *h, unsigned nr_slots, uint64_t req_size)
-{
-  h->area_size = req_size / h->block_size * h->md_size;
-  h->digests = malloc (nr_slots * h->area_size);
-  if (h->digests == NULL)
-    die ("%s", strerror (ENOMEM));
-}
-
-static void
-hash_free (struct block_hash *h)
-{
-  EVP_MD_CTX_free (h->outer);
-  EVP_MD_free (h->md);
-  free (h->zero_run);
-  free (h->digests);
-}
-
-/* The digest area of a data slot. */
 static unsigned char *
 slot_digests (const struct slot *slot)
 {
-  return hash.digests + slot->index * hash.area_size;
+  return digests + slot->index * area_size;
 }
 
-/* How many blocks a slot covers; the last one may be short. */
-static uint64_t
-slot_blocks (const struct slot *slot)
+/* A hash thread's own OpenSSL context: contexts are not thread-safe. */
+static void *
+hash_thread_init (void *opaque)
 {
-  return round_up (slot->length, hash.block_size) / hash.block_size;
+  return EVP_MD_CTX_new ();
 }
 
-/* Compute the digest of one block into md.  A full block of zeroes takes
- * the precomputed digest: checking costs far less than hashing.  A short
- * last block is always hashed, since H of fewer zeroes is a different
- * digest.
+/* Hash thread: the digests of a data slot's blocks, into its area.  It
+ * never touches the ring's other slots, libnbd or the outer digest.
  */
-static void
-hash_block (const struct block_hash *h, EVP_MD_CTX *ctx,
-            const void *buf, size_t len, unsigned char *md)
+static int
+hash_slot (void *ctx, struct slot *slot)
 {
-  if (len == h->block_size && is_zero (buf, len)) {
-    memcpy (md, h->zero_digest, h->md_size);
-    return;
-  }
-  check_evp (EVP_DigestInit_ex2 (ctx, h->md, NULL), "digest init");
-  check_evp (EVP_DigestUpdate (ctx, buf, len), "digest update");
-  check_evp (EVP_DigestFinal_ex (ctx, md, NULL), "digest final");
+  int r = blkhash_blocks (&hash, ctx, slot->buf, slot->length,
+                          slot_digests (slot));
+
+  /* Before the pool marks the slot done: from then on the loop may
+   * retire and reuse it at any moment.
+   */
+  slot_debug (slot, "hashed");
+  return r == 0 ? 0 : ENOMEM;
 }
 
-/* Hash thread: the digests of a data slot's blocks, into its area. */
 static void
-hash_slot (const struct block_hash *h, EVP_MD_CTX *ctx,
-           const struct slot *slot)
+hash_thread_cleanup (void *ctx)
 {
-  const unsigned char *buf = slot->buf;
-  unsigned char *md = slot_digests (slot);
-  uint64_t i, n;
-
-  for (i = 0; i < slot->length; i += n) {
-    n = MIN (h->block_size, slot->length - i);
-    hash_block (h, ctx, buf + i, n, md);
-    md += h->md_size;
-  }
+  EVP_MD_CTX_free (ctx);
 }
 
-/* Loop thread: feed a hashed data slot's block digests to the outer
- * digest, all in one update.
- */
-static void
-hash_feed_slot (struct block_hash *h, const struct slot *slot)
-{
-  check_evp (EVP_DigestUpdate (h->outer, slot_digests (slot),
-                               slot_blocks (slot) * h->md_size),
-             "digest update");
-}
-
-/* Loop thread: feed nr_blocks whole zero blocks without touching any
- * data.
- */
-static void
-hash_zero_blocks (struct block_hash *h, uint64_t nr_blocks)
-{
-  uint64_t n;
-
-  for (; nr_blocks > 0; nr_blocks -= n) {
-    n = MIN (nr_blocks, (uint64_t) ZERO_RUN_DIGESTS);
-    check_evp (EVP_DigestUpdate (h->outer, h->zero_run, n * h->md_size),
-               "digest update");
-  }
-}
-
-/* Finish: the image size, little-endian, then the outer digest in hex.
- * The size is what makes an image differ from the same image with a few
- * more zero bytes on the end.
- */
-static void
-hash_final (struct block_hash *h, uint64_t image_size, char *hex)
-{
-  unsigned char le[8], md[EVP_MAX_MD_SIZE];
-  size_t i;
-
-  for (i = 0; i < 8; i++)
-    le[i] = image_size >> (8 * i);
-  check_evp (EVP_DigestUpdate (h->outer, le, sizeof le), "digest update");
-  check_evp (EVP_DigestFinal_ex (h->outer, md, NULL), "digest final");
-  for (i = 0; i < h->md_size; i++)
-    sprintf (hex + 2 * i, "%02x", md[i]);
-}
+static const struct pool_ops hash_ops = {
+  .thread_init = hash_thread_init,
+  .work = hash_slot,
+  .thread_cleanup = hash_thread_cleanup,
+};
 
 /* Completion callbacks run inside libnbd while it holds the handle's
  * lock, so they must not start new commands on that handle.  This one
  * only records the result (ring_complete looks at *error first); the
- * prepare watcher (pump_cb) queues the slot for hashing in its turn.
- * Returning 1 retires the command.
+ * prepare callback (pump_cb) gives the slot to the hash threads in its
+ * turn.  Returning 1 retires the command.
  */
 static int
 read_done (void *user_data, int *error)
@@ -375,15 +181,15 @@ start_read (uint64_t offset, uint64_t length)
   nbd_completion_callback cb = { .callback = read_done, .user_data = slot };
 
   slot->kind = KIND_DATA;
-  trace (slot, "read");
+  slot_debug (slot, "read");
   if (nbd_aio_pread (src.nbd, slot->buf, length, offset, cb, 0) == -1)
     die ("read at offset %" PRIu64 " length %" PRIu64 ": %s",
          offset, length, nbd_get_error ());
 }
 
-/* A zero run needs no I/O: the slot is done the moment it is taken.  It
- * still goes through the ring so that it is hashed in its turn, after
- * every read before it.
+/* A zero run needs no I/O and no hashing: the slot is done the moment
+ * it is taken.  It still goes through the ring so that it is fed to the
+ * outer digest in its turn, after every read before it.
  */
 static void
 start_zero_run (uint64_t offset, uint64_t length)
@@ -391,8 +197,8 @@ start_zero_run (uint64_t offset, uint64_t length)
   struct slot *slot = ring_take (ring, offset, length);
 
   slot->kind = KIND_ZERO;
-  slot->state = SLOT_READ_DONE;
-  trace (slot, "zero run");
+  slot->state = SLOT_DONE;
+  slot_debug (slot, "zero run");
 }
 
 /* True if the extent holds at least one whole block of zeroes. */
@@ -465,189 +271,41 @@ start_slots (void)
   extents_pump (&map, next_offset, ahead);
 }
 
-/* Hash thread: wait for the oldest queued slot and take it, or return
- * NULL when told to quit with nothing left to hash.
- */
-static struct slot *
-pool_take (struct hash_pool *p)
-{
-  struct slot *slot = NULL;
-
-  pthread_mutex_lock (&p->lock);
-  while (p->len == 0 && !p->quit)
-    pthread_cond_wait (&p->cond, &p->lock);
-  if (p->len > 0) {
-    slot = p->queue[p->first];
-    p->first = (p->first + 1) % p->size;
-    p->len--;
-  }
-  pthread_mutex_unlock (&p->lock);
-  return slot;
-}
-
-/* Hash thread: mark the slot hashed and wake the loop, which feeds the
- * outer digest when the slot reaches the head of the ring.
- */
-static void
-pool_finish (struct hash_pool *p, struct slot *slot)
-{
-  pthread_mutex_lock (&p->lock);
-  ring_complete (slot, 0, SLOT_DONE);
-  pthread_mutex_unlock (&p->lock);
-  ev_async_send (p->loop, &p->wake);
-}
-
-/* A hash thread: hash whichever slot is queued next, whatever its
- * offset.  It never touches the ring, libnbd or the outer digest.
- */
-static void *
-worker_main (void *arg)
-{
-  struct hash_worker *w = arg;
-  struct slot *slot;
-  char event[32];
-
-  snprintf (event, sizeof event, "hashed w%u", w->id);
-  while ((slot = pool_take (w->pool)) != NULL) {
-    hash_slot (&hash, w->inner, slot);
-    /* Before pool_finish: once the slot is done, the loop may retire and
-     * reuse it at any moment.
-     */
-    trace (slot, event);
-    pool_finish (w->pool, slot);
-  }
-  return NULL;
-}
-
-/* Loop thread: queue a slot for hashing. */
-static void
-pool_give (struct hash_pool *p, struct slot *slot)
-{
-  pthread_mutex_lock (&p->lock);
-  p->queue[(p->first + p->len) % p->size] = slot;
-  p->len++;
-  pthread_cond_signal (&p->cond);
-  pthread_mutex_unlock (&p->lock);
-}
-
-/* Loop thread: true if a worker has finished the slot.  Only under the
- * lock, which also makes the worker's digests visible here.
- */
-static bool
-pool_finished (struct hash_pool *p, const struct slot *slot)
-{
-  bool done;
-
-  pthread_mutex_lock (&p->lock);
-  done = slot->state == SLOT_DONE;
-  pthread_mutex_unlock (&p->lock);
-  return done;
-}
-
-/* Nothing to do here: the wake-up itself is the point, since pump_cb
- * runs before the loop blocks again.
- */
-static void
-wake_cb (struct ev_loop *loop, ev_async *w, int revents)
-{
-}
-
-/* One worker per online CPU, at least one and at most MAX_HASH_THREADS. */
-static unsigned
-nr_hash_threads (void)
-{
-  long n = sysconf (_SC_NPROCESSORS_ONLN);
-
-  if (n < 1)
-    return 1;
-  if (n > MAX_HASH_THREADS)
-    return MAX_HASH_THREADS;
-  return n;
-}
-
-static void
-pool_start (struct hash_pool *p, struct ev_loop *loop, unsigned nr_slots)
-{
-  struct hash_worker *w;
-  unsigned i;
-  int r;
-
-  p->queue = calloc (nr_slots, sizeof *p->queue);
-  if (p->queue == NULL)
-    die ("%s", strerror (errno));
-  p->size = nr_slots;
-  p->loop = loop;
-  ev_async_init (&p->wake, wake_cb);
-  ev_async_start (loop, &p->wake);
-
-  p->nr_workers = nr_hash_threads ();
-  debug ("%u hash threads", p->nr_workers);
-  for (i = 0; i < p->nr_workers; i++) {
-    w = &p->workers[i];
-    w->pool = p;
-    w->id = i;
-    w->inner = EVP_MD_CTX_new ();
-    if (w->inner == NULL)
-      die ("%s", strerror (ENOMEM));
-    r = pthread_create (&w->thread, NULL, worker_main, w);
-    if (r != 0)
-      die ("cannot start hash thread %u: %s", i, strerror (r));
-  }
-}
-
-/* Let the workers finish what is queued, then join them. */
-static void
-pool_stop (struct hash_pool *p)
-{
-  unsigned i;
-
-  pthread_mutex_lock (&p->lock);
-  p->quit = true;
-  pthread_cond_broadcast (&p->cond);
-  pthread_mutex_unlock (&p->lock);
-  for (i = 0; i < p->nr_workers; i++) {
-    pthread_join (p->workers[i].thread, NULL);
-    EVP_MD_CTX_free (p->workers[i].inner);
-  }
-  ev_async_stop (p->loop, &p->wake);
-  free (p->queue);
-}
-
-/* A failed read ends the program before its buffer is hashed: with
- * pread_initialize off it holds whatever the previous read left.
+/* A failed read or hash ends the program.  A failed read's buffer is
+ * never hashed: with pread_initialize off it holds whatever the
+ * previous read left.
  */
 static void __attribute__ ((noreturn))
-slot_failed (const struct slot *slot)
+slot_failed (const struct slot *slot, const char *what)
 {
-  trace (slot, "failed");
-  die ("read failed at offset %" PRIu64 " length %" PRIu64 ": %s",
-       slot->offset, slot->length, strerror (slot->error));
+  slot_debug (slot, "failed");
+  die ("%s failed at offset %" PRIu64 " length %" PRIu64 ": %s",
+       what, slot->offset, slot->length, strerror (slot->error));
 }
 
-/* Hand slots on in issue order, which is offset order, for as long as
- * the next one's data is ready: data slots to the pool (SLOT_WRITING,
- * the ring's second step, here means "being hashed"), while zero runs
- * need no hashing and stay as they are.  A slot that finished reading
- * early waits for the ones before it; failures are noticed in the same
- * order, so the error reported is the first in offset order.  Queueing
- * out of order would only help while the head's read is late, and with
- * hashing the bottleneck there is nearly always a backlog to hash.
+/* Give slots to the hash threads in issue order, which is offset order,
+ * for as long as the next one's data is ready; zero runs are passed
+ * over.  A slot that finished reading early waits for the ones before
+ * it; failures are noticed in the same order, so the error reported is
+ * the first in offset order.  Giving out of order would only help while
+ * the head's read is late, and with hashing the bottleneck there is
+ * nearly always a backlog to hash.
  */
 static void
-queue_ready (void)
+give_ready (void)
 {
   struct slot *slot;
 
   /* Sequence numbers are issue order; ring_at finds each slot. */
   while (nr_passed < ring->next_seq) {
     slot = ring_at (ring, nr_passed);
-    if (slot->state == SLOT_FAILED)
-      slot_failed (slot);
-    if (slot->state != SLOT_READ_DONE)
-      break;
     if (slot->kind == KIND_DATA) {
+      if (slot->state == SLOT_FAILED)
+        slot_failed (slot, "read");
+      if (slot->state != SLOT_READ_DONE)
+        break;
       slot->state = SLOT_HASHING;
-      trace (slot, "hashing");
+      slot_debug (slot, "hashing");
       pool_give (&pool, slot);
     }
     nr_passed++;
@@ -655,14 +313,17 @@ queue_ready (void)
 }
 
 /* True if everything the outer digest needs from the slot is there: a
- * data slot's block digests, once a worker has finished it; a zero run
- * has nothing to compute.
+ * zero run has nothing to compute; a data slot once a hash thread is
+ * done with it.
  */
 static bool
 slot_hashed (const struct slot *slot)
 {
   if (slot->kind == KIND_ZERO)
-    return slot->state == SLOT_READ_DONE;
+    return true;
+  /* Not given to the hash threads yet: its read is still in flight. */
+  if (slot->seq >= nr_passed)
+    return false;
   return pool_finished (&pool, slot);
 }
 
@@ -677,11 +338,14 @@ retire_hashed (void)
   unsigned n = 0;
 
   while ((slot = ring_head (ring)) != NULL && slot_hashed (slot)) {
+    if (slot->state == SLOT_FAILED)
+      slot_failed (slot, "hashing");
     if (slot->kind == KIND_ZERO)
-      hash_zero_blocks (&hash, slot->length / hash.block_size);
+      blkhash_feed_zero_blocks (&hash, slot->length / hash.block_size);
     else
-      hash_feed_slot (&hash, slot);
-    trace (slot, "retired");
+      blkhash_feed (&hash, slot_digests (slot),
+                    blkhash_nr_blocks (&hash, slot->length));
+    slot_debug (slot, "retired");
     bytes_hashed += slot->length;
     progress_update (&progress, bytes_hashed);
     ring_retire_head (ring);
@@ -690,19 +354,20 @@ retire_hashed (void)
   return n;
 }
 
-/* The heart of the program, run before the loop blocks each time: refill
- * the ring, queue what is ready, retire what is hashed, and go round
- * again while retiring freed slots.  Zero runs are hashed the moment
- * they are taken and nothing else would wake the loop for them, so a
- * ring full of zero runs must be drained here.  A worker's ev_async
- * brings the loop back after each data slot.
+/* The program's one prepare callback, run before the loop blocks each
+ * time: refill the ring, give out what is ready, retire what is hashed,
+ * and go round again while retiring freed slots.  Zero runs are done the
+ * moment they are taken and nothing else would wake the loop for them,
+ * so a ring full of zero runs must be drained here.  A hash thread's
+ * ev_async brings the loop back after each data slot.  Last, the
+ * connection waits for what the handle now wants.
  */
 static void
 pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
 {
   do {
     start_slots ();
-    queue_ready ();
+    give_ready ();
   } while (retire_hashed () > 0);
 
   if (bytes_hashed == size)
@@ -732,7 +397,6 @@ usage (FILE *fp, int status)
 "                      suffixes k, M, G are powers of 1024\n"
 "  --socket-buffer=SIZE\n"
 "                      set SO_SNDBUF and SO_RCVBUF of the socket\n"
-"                      (nbd:// and nbd+unix:// URIs only)\n"
 "  --progress          show progress on stderr\n"
 "  -v, --verbose       print one line per request event, with timings\n"
 "  -h, --help          show this help and exit\n"
@@ -740,30 +404,6 @@ usage (FILE *fp, int status)
            progname, MAX_REQUESTS, CHECKSUM_REQUESTS,
            MIN_REQUEST_SIZE, MAX_REQUEST_SIZE / (1024 * 1024));
   exit (status);
-}
-
-/* Parse --block-size and --request-size and check them together: every
- * read must hold whole blocks, or a block would straddle two reads.
- */
-static void
-parse_sizes (const char *bs_arg, const char *rs_arg,
-             uint64_t *block_size, uint64_t *req_size)
-{
-  *block_size = DEFAULT_BLOCK_SIZE;
-  if (bs_arg) {
-    if (parse_size (bs_arg, block_size) == -1)
-      die ("--block-size: '%s' is not a size: %s", bs_arg, strerror (errno));
-    if (!is_power_of_2 (*block_size) || *block_size > MAX_REQUEST_SIZE)
-      die ("--block-size: %s is not a power of two up to %d MiB",
-           bs_arg, MAX_REQUEST_SIZE / (1024 * 1024));
-  }
-  *req_size = MAX ((uint64_t) DEFAULT_REQUEST_SIZE, *block_size);
-  if (rs_arg) {
-    *req_size = option_request_size (rs_arg);
-    if (*req_size % *block_size != 0)
-      die ("--request-size: %s is not a multiple of the block size (%"
-           PRIu64 " bytes)", rs_arg, *block_size);
-  }
 }
 
 int
@@ -783,16 +423,16 @@ main (int argc, char *argv[])
     { "version",      no_argument,       NULL, 'V' },
     { NULL }
   };
-  const char *digest = DEFAULT_DIGEST;
-  const char *bs_arg = NULL, *rs_arg = NULL;
+  const char *digest = BLKHASH_DIGEST;
+  const char *rs_arg = NULL;
   unsigned requests = CHECKSUM_REQUESTS;
-  uint64_t block_size;
+  uint64_t block_size = BLKHASH_BLOCK_SIZE;
   /* Block status is what lets zero runs go unread. */
   struct connect_options opts = {
     .pread_initialize = false, .want_extents = true,
   };
   bool show_progress = false;
-  char hex[2 * EVP_MAX_MD_SIZE + 1];
+  char hex[BLKHASH_HEX_SIZE];
   ev_prepare pump;
   struct ev_loop *loop;
   const char *uri;
@@ -805,7 +445,7 @@ main (int argc, char *argv[])
       digest = optarg;
       break;
     case OPT_BLOCK_SIZE:
-      bs_arg = optarg;
+      block_size = option_block_size (optarg);
       break;
     case OPT_REQUESTS:
       requests = option_requests (optarg);
@@ -827,10 +467,7 @@ main (int argc, char *argv[])
     case 'V':
       option_version ();
     default:
-      /* A long option always uses up its argv element, so the one that
-       * getopt rejected is the last one it stepped over.
-       */
-      option_error (c, argv[optind - 1], long_options);
+      option_error (c, argv, long_options);
     }
   }
   if (argc - optind != 1) {
@@ -842,8 +479,15 @@ main (int argc, char *argv[])
   /* Check every option before connecting, so that a typo is reported
    * as such and not hidden behind a connection error.
    */
-  parse_sizes (bs_arg, rs_arg, &block_size, &request_size);
-  hash_init (&hash, digest, block_size);
+  request_size = MAX ((uint64_t) DEFAULT_REQUEST_SIZE, block_size);
+  if (rs_arg) {
+    request_size = option_request_size (rs_arg);
+    /* Every read holds whole blocks, or a block would straddle two. */
+    if (request_size % block_size != 0)
+      die ("--request-size: %s is not a multiple of the block size (%"
+           PRIu64 " bytes)", rs_arg, block_size);
+  }
+  blkhash_init (&hash, digest, block_size);
 
   src.nbd = connect_uri (uri, "source", &opts);
   check_request_size (src.nbd, "source", request_size);
@@ -863,8 +507,16 @@ main (int argc, char *argv[])
   ev_prepare_init (&pump, pump_cb);
   ev_prepare_start (loop, &pump);
 
-  hash_alloc_areas (&hash, requests, request_size);
-  pool_start (&pool, loop, requests);
+  /* A data slot holds at most a full request's blocks; every request
+   * size is a multiple of the block size.
+   */
+  area_size = blkhash_nr_blocks (&hash, request_size) * hash.md_size;
+  digests = malloc (requests * area_size);
+  if (digests == NULL)
+    die ("%s", strerror (ENOMEM));
+  pool_start (&pool, loop, pool_default_threads (MAX_HASH_THREADS),
+              requests, &hash_ops, NULL);
+  debug ("%u hash threads", pool.nr_threads);
 
   progress_init (&progress, show_progress, size);
   ev_run (loop, 0);
@@ -873,7 +525,7 @@ main (int argc, char *argv[])
   pool_stop (&pool);
   ev_prepare_stop (loop, &pump);
   conn_stop (&src);
-  hash_final (&hash, size, hex);
+  blkhash_final (&hash, size, hex);
   debug ("%" PRIu64 " block-status commands", map.commands);
   printf ("%s  %s\n", hex, uri);
 
@@ -881,6 +533,7 @@ main (int argc, char *argv[])
   nbd_close (src.nbd);
   extents_free (&map);
   ring_free (ring);
-  hash_free (&hash);
+  blkhash_free (&hash);
+  free (digests);
   return EXIT_SUCCESS;
 }

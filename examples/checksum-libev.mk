@@ -4,6 +4,8 @@ bin_PROGRAMS += examples/checksum-libev
 
 examples_checksum_libev_SOURCES = \
 	examples/checksum-libev.c \
+	common/blkhash.c \
+	common/blkhash.h \
 	common/conn.c \
 	common/conn.h \
 	common/connect.c \
@@ -12,6 +14,8 @@ examples_checksum_libev_SOURCES = \
 	common/extents.h \
 	common/options.c \
 	common/options.h \
+	common/pool.c \
+	common/pool.h \
 	common/ring.c \
 	common/ring.h \
 	common/util.c \

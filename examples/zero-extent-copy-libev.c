@@ -455,10 +455,7 @@ main (int argc, char *argv[])
     case 'V':
       option_version ();
     default:
-      /* A long option always uses up its argv element, so the one that
-       * getopt rejected is the last one it stepped over.
-       */
-      option_error (c, argv[optind - 1], long_options);
+      option_error (c, argv, long_options);
     }
   }
   if (argc - optind != 2) {
