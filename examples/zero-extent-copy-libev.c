@@ -368,6 +368,8 @@ usage (FILE *fp, int status)
 "  --requests=N        requests in flight (1-%d, default %d)\n"
 "  --request-size=SIZE bytes per data request (%d to %dM, default 1M);\n"
 "                      suffixes k, M, G are powers of 1024\n"
+"  --init              let libnbd zero read buffers before each read\n"
+"  --no-init           do not (default; every read's error is checked)\n"
 "  --allocated         zero with NO_HOLE, so the destination stays\n"
 "                      allocated (default: the server may punch holes)\n"
 "  --destination-is-zero\n"
@@ -390,12 +392,14 @@ usage (FILE *fp, int status)
 int
 main (int argc, char *argv[])
 {
-  enum { OPT_REQUESTS = 256, OPT_REQUEST_SIZE, OPT_ALLOCATED,
-         OPT_DESTINATION_IS_ZERO, OPT_NO_SPARSE, OPT_FLUSH, OPT_PROGRESS,
-         OPT_SOCKET_BUFFER };
+  enum { OPT_REQUESTS = 256, OPT_REQUEST_SIZE, OPT_INIT, OPT_NO_INIT,
+         OPT_ALLOCATED, OPT_DESTINATION_IS_ZERO, OPT_NO_SPARSE, OPT_FLUSH,
+         OPT_PROGRESS, OPT_SOCKET_BUFFER };
   static const struct option long_options[] = {
     { "requests",            required_argument, NULL, OPT_REQUESTS },
     { "request-size",        required_argument, NULL, OPT_REQUEST_SIZE },
+    { "init",                no_argument,       NULL, OPT_INIT },
+    { "no-init",             no_argument,       NULL, OPT_NO_INIT },
     { "allocated",           no_argument,       NULL, OPT_ALLOCATED },
     { "destination-is-zero", no_argument,       NULL, OPT_DESTINATION_IS_ZERO },
     { "no-sparse",           no_argument,       NULL, OPT_NO_SPARSE },
@@ -408,9 +412,10 @@ main (int argc, char *argv[])
     { NULL }
   };
   unsigned requests = DEFAULT_REQUESTS;
-  /* Reads need no zeroing by libnbd: a failed read is fatal, so its
-   * buffer is never used.  The destination is asked for extents too, to
-   * find out whether it already reads as zeroes.
+  /* Reads need no zeroing by libnbd (pread_initialize false): a failed
+   * read is fatal, so its buffer is never used.  The destination is
+   * asked for extents too, to find out whether it already reads as
+   * zeroes.
    */
   struct connect_options src_opts = { .want_extents = true };
   struct connect_options dst_opts = { .want_extents = true };
@@ -428,6 +433,12 @@ main (int argc, char *argv[])
     case OPT_REQUEST_SIZE:
       request_size = option_request_size (optarg);
       break;
+    case OPT_INIT:
+      src_opts.pread_initialize = true;
+      break;
+    case OPT_NO_INIT:
+      src_opts.pread_initialize = false;
+      break;
     case OPT_ALLOCATED:
       allocated = true;
       break;
@@ -441,6 +452,9 @@ main (int argc, char *argv[])
       want_flush = true;
       break;
     case OPT_SOCKET_BUFFER:
+      /* Both ends get the same size: a copy moves every byte through
+       * both sockets, and the smaller buffer would set the pace.
+       */
       src_opts.socket_buffer = option_socket_buffer (optarg);
       dst_opts.socket_buffer = src_opts.socket_buffer;
       break;
