@@ -15,10 +15,13 @@ TESTS_SH += \
 	tests/bench-quick.sh \
 	$(NULL)
 
+# The report and chart that README.md and docs/ cite ship with them;
+# other runs' results stay where make bench wrote them.
 EXTRA_DIST += \
 	bench/bench.mk \
 	bench/report.py \
-	bench/results/.gitignore \
+	bench/results/2026-12-02-145425-vm-request-size.svg \
+	bench/results/2026-12-02-145425-vm.md \
 	bench/run.sh \
 	bench/servers.sh \
 	$(NULL)
@@ -32,8 +35,8 @@ bench: $(bin_PROGRAMS)
 	BENCH_ONLY="$(BENCH_ONLY)" \
 	$(SHELL) $(srcdir)/bench/run.sh
 
-# Issue 2's benchmark alone: copy-libev, nbdcopy and qemu-img convert
-# side by side, nbdkit pattern 1 GiB to nbdkit memory 1 GiB.
+# Comparison 3a alone: copy-libev, nbdcopy and qemu-img convert side
+# by side, nbdkit pattern 1 GiB to nbdkit memory 1 GiB.
 bench-copy:
 	$(MAKE) $(AM_MAKEFLAGS) bench BENCH_ONLY=3a
 

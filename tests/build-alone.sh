@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Every example builds alone with the cc command in its header comment,
+# that command names the same common/*.c files as the program's
+# _SOURCES in examples/NAME.mk, and only checksum-libev links libcrypto.
+# A reader who copies one example and its modules gets a program that
+# builds, and the two build descriptions cannot drift apart.
+source "$abs_top_srcdir/tests/functions.sh"
+requires cc
+
+# Either tool lists a binary's NEEDED entries; skip only with neither.
+if command -v readelf >/dev/null 2>&1; then
+  dynamic="readelf -d"
+elif command -v objdump >/dev/null 2>&1; then
+  dynamic="objdump -p"
+else
+  echo "$0: SKIP: neither readelf nor objdump is installed"
+  exit 77
+fi
+
+# cc_line FILE: the header's cc command on one line, without the
+# comment's " * " margins and the trailing backslashes.
+cc_line ()
+{
+  awk '
+    /^ \*   cc / { on = 1 }
+    on {
+      line = $0
+      sub(/^ \*[ ]*/, "", line)
+      more = sub(/[ ]*\\$/, "", line)
+      printf "%s ", line
+      if (!more) exit
+    }
+  ' "$1"
+}
+
+# mk_sources MK VAR: the common/*.c files of VAR (VAR = or +=) in MK.
+mk_sources ()
+{
+  awk -v var="$2" '
+    $1 == var && ($2 == "=" || $2 == "+=") { on = 1; first = 3 }
+    on {
+      for (i = first; i <= NF; i++)
+        if ($i ~ /^common\/.*\.c$/)
+          print $i
+      first = 1
+      if ($0 !~ /\\$/)
+        on = 0
+    }
+  ' "$1"
+}
+
+# The cc lines name files relative to the repository root.  Only the
+# output is redirected, into $tmpdir: the source tree may be read-only
+# (make distcheck).
+cd "$abs_top_srcdir"
+
+built=0
+for src in examples/*.c; do
+  name=$(basename "$src" .c)
+  line=$(cc_line "$src")
+  line=${line% }
+  [ -n "$line" ] || fail "$src: no ' *   cc ' line in its header comment"
+
+  read -ra words <<<"$line"
+  cmd=()
+  out=
+  : >"$tmpdir/$name.cc-sources"
+  for ((i = 0; i < ${#words[@]}; i++)); do
+    w=${words[$i]}
+    case $w in
+      common/*.c) echo "$w" >>"$tmpdir/$name.cc-sources" ;;
+    esac
+    if [ "$w" = -o ] && [ $((i + 1)) -lt ${#words[@]} ]; then
+      i=$((i + 1))
+      out="$tmpdir/$(basename "${words[$i]}")"
+      cmd+=(-o "$out")
+    else
+      cmd+=("$w")
+    fi
+  done
+  [ -n "$out" ] || fail "$src: the cc line has no -o: $line"
+
+  # (a) The command as printed, output aside, builds the program.
+  if ! "${cmd[@]}" 2>"$tmpdir/$name.err"; then
+    cat "$tmpdir/$name.err" >&2
+    fail "$src: its header's cc command failed: $line"
+  fi
+
+  # (b) The same common/ modules as automake builds it from.  automake
+  # names the variable after the program's path, with - and / as _.
+  mk="examples/$name.mk"
+  var="examples_${name//-/_}_SOURCES"
+  [ -f "$mk" ] || fail "$src: no $mk"
+  mk_sources "$mk" "$var" | sort >"$tmpdir/$name.mk-sources"
+  [ -s "$tmpdir/$name.mk-sources" ] ||
+    fail "$mk: no common/*.c in $var"
+  sort -o "$tmpdir/$name.cc-sources" "$tmpdir/$name.cc-sources"
+  if ! diff -u "$tmpdir/$name.cc-sources" "$tmpdir/$name.mk-sources" >&2; then
+    fail "$src: its cc line (-) and $var in $mk (+) list different common/*.c files"
+  fi
+
+  # (c) Only the checksum hashes, so only it may need libcrypto.
+  $dynamic "$out" >"$tmpdir/$name.dynamic" ||
+    fail "$dynamic $out failed"
+  if grep -q 'NEEDED.*libcrypto' "$tmpdir/$name.dynamic"; then
+    [ "$name" = checksum-libev ] ||
+      fail "$name links libcrypto, which only checksum-libev needs"
+  else
+    [ "$name" != checksum-libev ] ||
+      fail "checksum-libev built from its cc line does not link libcrypto"
+  fi
+  echo "ok: $name: $line"
+  built=$((built + 1))
+done
+[ "$built" -gt 0 ] || fail "no example was checked"
