@@ -4,22 +4,14 @@ bin_PROGRAMS += examples/checksum-libev
 
 examples_checksum_libev_SOURCES = \
 	examples/checksum-libev.c \
-	common/blkhash.c \
-	common/blkhash.h \
-	common/conn.c \
-	common/conn.h \
-	common/connect.c \
-	common/connect.h \
-	common/extents.c \
-	common/extents.h \
-	common/options.c \
-	common/options.h \
-	common/pool.c \
-	common/pool.h \
-	common/ring.c \
-	common/ring.h \
-	common/util.c \
-	common/util.h \
+	$(COMMON_BLKHASH) \
+	$(COMMON_CONN) \
+	$(COMMON_CONNECT) \
+	$(COMMON_EXTENTS) \
+	$(COMMON_OPTIONS) \
+	$(COMMON_POOL) \
+	$(COMMON_RING) \
+	$(COMMON_UTIL) \
 	$(NULL)
 # -pthread: the block digests are computed on a pool of hash threads.
 examples_checksum_libev_CFLAGS = \

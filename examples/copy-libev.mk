@@ -4,18 +4,12 @@ bin_PROGRAMS += examples/copy-libev
 
 examples_copy_libev_SOURCES = \
 	examples/copy-libev.c \
-	common/conn.c \
-	common/conn.h \
-	common/connect.c \
-	common/connect.h \
-	common/flush.c \
-	common/flush.h \
-	common/options.c \
-	common/options.h \
-	common/ring.c \
-	common/ring.h \
-	common/util.c \
-	common/util.h \
+	$(COMMON_CONN) \
+	$(COMMON_CONNECT) \
+	$(COMMON_FLUSH) \
+	$(COMMON_OPTIONS) \
+	$(COMMON_RING) \
+	$(COMMON_UTIL) \
 	$(NULL)
 examples_copy_libev_CFLAGS = \
 	$(WARNINGS_CFLAGS) \

@@ -4,20 +4,13 @@ bin_PROGRAMS += examples/zero-extent-copy-libev
 
 examples_zero_extent_copy_libev_SOURCES = \
 	examples/zero-extent-copy-libev.c \
-	common/conn.c \
-	common/conn.h \
-	common/connect.c \
-	common/connect.h \
-	common/extents.c \
-	common/extents.h \
-	common/flush.c \
-	common/flush.h \
-	common/options.c \
-	common/options.h \
-	common/ring.c \
-	common/ring.h \
-	common/util.c \
-	common/util.h \
+	$(COMMON_CONN) \
+	$(COMMON_CONNECT) \
+	$(COMMON_EXTENTS) \
+	$(COMMON_FLUSH) \
+	$(COMMON_OPTIONS) \
+	$(COMMON_RING) \
+	$(COMMON_UTIL) \
 	$(NULL)
 examples_zero_extent_copy_libev_CFLAGS = \
 	$(WARNINGS_CFLAGS) \

@@ -15,17 +15,8 @@
 #include <openssl/evp.h>
 
 #include "blkhash.h"
+#include "check.h"
 
-static int failures;
-
-#define CHECK(expr)                                                     \
-  do {                                                                  \
-    if (!(expr)) {                                                      \
-      fprintf (stderr, "%s:%d: CHECK failed: %s\n",                     \
-               __FILE__, __LINE__, #expr);                              \
-      failures++;                                                       \
-    }                                                                   \
-  } while (0)
 
 /* The block hash of an image held in memory, hashing every block as
  * data, in pieces of piece bytes (a multiple of the block size) as a
@@ -140,10 +131,5 @@ main (void)
   test_published ();
   test_zero_blocks ();
   test_size_counts ();
-  if (failures) {
-    fprintf (stderr, "test-blkhash: %d checks failed\n", failures);
-    return EXIT_FAILURE;
-  }
-  printf ("test-blkhash: all checks passed\n");
-  return EXIT_SUCCESS;
+  return check_status ("test-blkhash");
 }

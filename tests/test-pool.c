@@ -20,17 +20,8 @@
 
 #include "pool.h"
 #include "ring.h"
+#include "check.h"
 
-static int failures;
-
-#define CHECK(expr)                                                     \
-  do {                                                                  \
-    if (!(expr)) {                                                      \
-      fprintf (stderr, "%s:%d: CHECK failed: %s\n",                     \
-               __FILE__, __LINE__, #expr);                              \
-      failures++;                                                       \
-    }                                                                   \
-  } while (0)
 
 #define NR_THREADS 3
 #define NR_SLOTS 5
@@ -151,10 +142,5 @@ main (void)
   CHECK (nr_cleanup == NR_THREADS);
   CHECK (total_done == NR_WORK);
   ring_free (ring);
-  if (failures) {
-    fprintf (stderr, "test-pool: %d checks failed\n", failures);
-    return EXIT_FAILURE;
-  }
-  printf ("test-pool: all checks passed\n");
-  return EXIT_SUCCESS;
+  return check_status ("test-pool");
 }

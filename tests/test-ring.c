@@ -12,17 +12,8 @@
 #include <unistd.h>
 
 #include "ring.h"
+#include "check.h"
 
-static int failures;
-
-#define CHECK(expr)                                                     \
-  do {                                                                  \
-    if (!(expr)) {                                                      \
-      fprintf (stderr, "%s:%d: CHECK failed: %s\n",                     \
-               __FILE__, __LINE__, #expr);                              \
-      failures++;                                                       \
-    }                                                                   \
-  } while (0)
 
 /* Every slot has its own page-aligned buffer, and the ring hands out
  * exactly nr_slots slots before it is full.
@@ -179,10 +170,5 @@ main (void)
   test_in_order_retire ();
   test_in_order_wrap ();
   test_failure ();
-  if (failures) {
-    fprintf (stderr, "test-ring: %d checks failed\n", failures);
-    return EXIT_FAILURE;
-  }
-  printf ("test-ring: all checks passed\n");
-  return EXIT_SUCCESS;
+  return check_status ("test-ring");
 }

@@ -11,17 +11,8 @@
 #include <string.h>
 
 #include "util.h"
+#include "check.h"
 
-static int failures;
-
-#define CHECK(expr)                                                     \
-  do {                                                                  \
-    if (!(expr)) {                                                      \
-      fprintf (stderr, "%s:%d: CHECK failed: %s\n",                     \
-               __FILE__, __LINE__, #expr);                              \
-      failures++;                                                       \
-    }                                                                   \
-  } while (0)
 
 static void
 size_ok (const char *s, uint64_t expect)
@@ -164,10 +155,5 @@ main (void)
   test_human_size ();
   test_round ();
   test_power_of_2 ();
-  if (failures) {
-    fprintf (stderr, "test-util: %d checks failed\n", failures);
-    return EXIT_FAILURE;
-  }
-  printf ("test-util: all checks passed\n");
-  return EXIT_SUCCESS;
+  return check_status ("test-util");
 }
