@@ -2,16 +2,19 @@
 # servers.sh: start and stop the benchmark's NBD servers by name.
 #
 #   servers.sh start NAME nbdkit|qemu-nbd ARGS...
-#   servers.sh restart NAME nbdkit|qemu-nbd ARGS...
 #   servers.sh stop NAME...
 #   servers.sh stop-all
 #
 # Every server listens on $BENCH_STATE/NAME.sock (so its URI is
 # nbd+unix:///?socket=$BENCH_STATE/NAME.sock, known before it starts)
-# and writes $BENCH_STATE/NAME.pid.  bench/run.sh calls "restart" from
-# hyperfine's --prepare, so each timed run meets fresh servers (an empty
-# memory destination, a new qcow2) and server start-up is not timed; it
-# calls "stop-all" at the end and from its trap.
+# and writes $BENCH_STATE/NAME.pid.  For each comparison bench/run.sh
+# builds one prepare command, "stop-all", then the comparison's setup
+# (creating qcow2 images, say), then "start" for each server.  When the
+# comparison writes, that command is hyperfine's --prepare, so each timed
+# run meets fresh servers (an empty memory destination, a new qcow2) and
+# server start-up is not timed; when it only reads, run.sh runs it once
+# before the runs.  run.sh calls "stop-all" after each comparison and
+# from its trap.
 #
 # Example:
 #   export BENCH_STATE=$(mktemp -d)
@@ -91,13 +94,11 @@ start ()
   die "$* did not write $pidfile within 5 seconds"
 }
 
-[ $# -ge 1 ] || die "usage: servers.sh start|restart|stop|stop-all ..."
+[ $# -ge 1 ] || die "usage: servers.sh start|stop|stop-all ..."
 cmd=$1; shift
 case $cmd in
   start) [ $# -ge 2 ] || die "usage: servers.sh start NAME SERVER ARGS..."
          start "$@" ;;
-  restart) [ $# -ge 2 ] || die "usage: servers.sh restart NAME SERVER ARGS..."
-           stop "$1"; start "$@" ;;
   stop) for n in "$@"; do stop "$n"; done ;;
   stop-all)
     for f in "$BENCH_STATE"/*.pid; do

@@ -1,8 +1,13 @@
 /* nbd-libev-examples: small helpers shared by the examples.
  *
- * Contract: every function here is self-contained and has a unit test
- * in tests/test-util.c.  Nothing here knows about libev or libnbd, so
- * a reader can copy any one function on its own.
+ * Contract: nothing here knows about libev or libnbd, and each function
+ * needs only libc and the others here, so a reader can copy any one of
+ * them on its own.  The ones that compute a value (parse_size,
+ * parse_count, human_size, round_down, round_up, is_power_of_2, is_zero)
+ * have unit tests in tests/test-util.c.  The ones that print, exit or
+ * read the clock (set_progname, die, now_ns, the progress_* functions,
+ * debug) have none of their own: the shell tests check their output
+ * through the programs (error messages, --progress, -v).
  */
 
 #ifndef NBD_LIBEV_EXAMPLES_UTIL_H
@@ -83,8 +88,11 @@ void progress_init (struct progress *p, bool enabled, uint64_t total);
 void progress_update (struct progress *p, uint64_t done);
 void progress_done (struct progress *p, uint64_t done);
 
-/* Opt-in debug output (-v): a line on stderr tagged with the time since
- * the program started, so a reader can watch the request ring work.
+/* Opt-in debug output (-v): a line on stderr tagged with the seconds
+ * since the first debug line, so a reader can watch the request ring
+ * work.  The clock starts at that first line, not when the program
+ * starts, because without -v debug returns before reading the clock at
+ * all.  A line stays whole when several threads print.
  */
 extern bool verbose;
 void debug (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));

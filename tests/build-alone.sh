@@ -33,20 +33,39 @@ cc_line ()
   ' "$1"
 }
 
-# mk_sources MK VAR: the common/*.c files of VAR (VAR = or +=) in MK.
+# mk_sources VAR FILE...: the common/*.c files in automake variable VAR
+# as FILE... define it, with $(NAME) references (the COMMON_* module
+# variables of Makefile.am) expanded.
 mk_sources ()
 {
-  awk -v var="$2" '
-    $1 == var && ($2 == "=" || $2 == "+=") { on = 1; first = 3 }
-    on {
-      for (i = first; i <= NF; i++)
-        if ($i ~ /^common\/.*\.c$/)
-          print $i
-      first = 1
-      if ($0 !~ /\\$/)
-        on = 0
+  awk -v want="$1" '
+    function expand(name, depth,   n, w, i)
+    {
+      if (depth > 10)
+        return
+      n = split(def[name], w, /[ \t]+/)
+      for (i = 1; i <= n; i++) {
+        if (w[i] ~ /^\$\([A-Za-z0-9_]+\)$/)
+          expand(substr(w[i], 3, length(w[i]) - 3), depth + 1)
+        else if (w[i] ~ /^common\/.*\.c$/)
+          print w[i]
+      }
     }
-  ' "$1"
+    # Join continued lines, then record NAME = ... and NAME += ...
+    { line = line $0 }
+    /\\$/ { sub(/\\$/, " ", line); next }
+    {
+      if (line ~ /^[A-Za-z0-9_]+[ \t]*\+?=/) {
+        name = line
+        sub(/[ \t]*\+?=.*/, "", name)
+        val = line
+        sub(/^[^=]*=/, "", val)
+        def[name] = (line ~ /^[^=]*\+=/ ? def[name] " " : "") val
+      }
+      line = ""
+    }
+    END { expand(want, 0) }
+  ' "${@:2}"
 }
 
 # The cc lines name files relative to the repository root.  Only the
@@ -91,7 +110,7 @@ for src in examples/*.c; do
   mk="examples/$name.mk"
   var="examples_${name//-/_}_SOURCES"
   [ -f "$mk" ] || fail "$src: no $mk"
-  mk_sources "$mk" "$var" | sort >"$tmpdir/$name.mk-sources"
+  mk_sources "$var" Makefile.am "$mk" | sort >"$tmpdir/$name.mk-sources"
   [ -s "$tmpdir/$name.mk-sources" ] ||
     fail "$mk: no common/*.c in $var"
   sort -o "$tmpdir/$name.cc-sources" "$tmpdir/$name.cc-sources"
