@@ -10,8 +10,10 @@ set -e
 
 # Build: compiler, autotools, pkg-config and the libraries.
 build_pkgs="build-essential autoconf automake pkg-config libnbd-dev libev-dev libssl-dev"
-# Tests, demo and benchmarks: real servers and the tools compared with.
-test_pkgs="nbdkit qemu-utils libnbd-bin python3 hyperfine gnuplot-nox perl"
+# Tests, demo and benchmarks: real servers, the tools compared with,
+# psktool (gnutls-bin) for the TLS test, script (bsdutils) for the
+# terminal test and valgrind for the error-path test.
+test_pkgs="nbdkit qemu-utils libnbd-bin python3 hyperfine gnuplot-nox perl gnutls-bin bsdutils valgrind"
 
 missing=
 if command -v dpkg-query >/dev/null 2>&1; then

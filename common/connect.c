@@ -66,6 +66,13 @@ connect_uri (const char *uri, const char *name,
   if (opts->want_extents &&
       nbd_add_meta_context (nbd, LIBNBD_CONTEXT_BASE_ALLOCATION) == -1)
     die ("%s: %s", name, nbd_get_error ());
+  /* A URI may name local files: a TLS pre-shared key (tls-psk-file=)
+   * or certificates directory (tls-certificates=).  libnbd refuses them
+   * unless allowed, which matters for URIs from an untrusted source; the
+   * user typed this one, so allow it, as nbdcopy and nbdinfo do.
+   */
+  if (nbd_set_uri_allow_local_file (nbd, true) == -1)
+    die ("%s: %s", name, nbd_get_error ());
   if (nbd_connect_uri (nbd, uri) == -1)
     die ("%s: cannot connect to %s: %s", name, uri, nbd_get_error ());
   if (opts->socket_buffer > 0)

@@ -5,7 +5,9 @@
 #endif
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +68,21 @@ option_socket_buffer (const char *arg)
          human_size (MIN_SOCKET_BUFFER, min, sizeof min),
          human_size (MAX_SOCKET_BUFFER, max, sizeof max));
   return v;
+}
+
+int
+option_progress (const char *arg)
+{
+  unsigned fd;
+
+  if (arg == NULL)
+    return PROGRESS_BAR;
+  if (parse_count (arg, 0, INT_MAX, &fd) == -1)
+    die ("--progress: '%s' is not a file descriptor number", arg);
+  /* Better now, in one line, than a progress line lost at every update. */
+  if (fcntl (fd, F_GETFD) == -1)
+    die ("--progress: file descriptor %u is not open", fd);
+  return fd;
 }
 
 /* getopt's own messages are silenced (the ':' that starts the option

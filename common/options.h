@@ -56,6 +56,11 @@ uint64_t option_block_size (const char *arg);
 /* --socket-buffer=SIZE: MIN_SOCKET_BUFFER to MAX_SOCKET_BUFFER. */
 uint64_t option_socket_buffer (const char *arg);
 
+/* -p, --progress[=FD]: PROGRESS_BAR without a value, else FD, which
+ * must be an open file descriptor (common/util.h has the formats).
+ */
+int option_progress (const char *arg);
+
 /* Call when getopt_long returns ':' or '?', with main's argv.  The
  * option string must start with ':' so that getopt prints nothing itself.
  */

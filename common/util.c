@@ -14,11 +14,27 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "util.h"
 
 const char *progname = "nbd-libev-example";
 bool verbose = false;
+
+/* Length of the progress bar's frame on screen, or 0 if the cursor is at
+ * the start of a line.  Used with stderr's lock held.
+ */
+static size_t bar_len;
+
+/* Before any other line on stderr: move below the bar, which stays. */
+static void
+end_bar_line (void)
+{
+  if (bar_len > 0) {
+    fputc ('\n', stderr);
+    bar_len = 0;
+  }
+}
 
 void
 set_progname (const char *argv0)
@@ -33,11 +49,14 @@ die (const char *fmt, ...)
 {
   va_list ap;
 
+  flockfile (stderr);
+  end_bar_line ();
   fprintf (stderr, "%s: ", progname);
   va_start (ap, fmt);
   vfprintf (stderr, fmt, ap);
   va_end (ap);
   fputc ('\n', stderr);
+  funlockfile (stderr);
   exit (EXIT_FAILURE);
 }
 
@@ -174,25 +193,60 @@ now_ns (void)
 }
 
 void
-progress_init (struct progress *p, bool enabled, uint64_t total)
+progress_init (struct progress *p, int mode, uint64_t total)
 {
-  p->enabled = enabled;
+  if (mode == PROGRESS_BAR && !isatty (STDERR_FILENO))
+    mode = PROGRESS_NONE;
+  p->mode = mode;
   p->total = total;
   p->start_ns = p->last_ns = now_ns ();
+  p->last_percent = -1;
+  progress_update (p, 0);
 }
 
-static void
-progress_print (struct progress *p, uint64_t done, uint64_t t, char end)
+const char *
+progress_format (char *buf, size_t len, uint64_t done, uint64_t total,
+                 uint64_t elapsed_ns)
 {
-  char a[32], b[32];
-  double secs = (t - p->start_ns) / 1e9;
-  double pct = p->total ? 100.0 * done / p->total : 100.0;
-  double mibs = secs > 0 ? done / secs / (1024 * 1024) : 0;
+  char a[32], b[32], r[32];
+  double secs = elapsed_ns / 1e9;
+  double pct = total ? 100.0 * done / total : 100.0;
+  uint64_t rate = secs > 0 ? done / secs : 0;
 
-  fprintf (stderr, "\r%5.1f%%  %s / %s  %.1f MiB/s  %.2f s%c",
-           pct, human_size (done, a, sizeof a),
-           human_size (p->total, b, sizeof b), mibs, secs, end);
+  snprintf (buf, len, "%5.1f%%  %s / %s  %s/s  %.2f s", pct,
+            human_size (done, a, sizeof a), human_size (total, b, sizeof b),
+            human_size (rate, r, sizeof r), secs);
+  return buf;
+}
+
+/* Draw the frame over the last one.  A frame shorter than the last is
+ * padded with spaces, or the end of the longer one would stay visible.
+ */
+static void
+draw_bar (struct progress *p, uint64_t done, uint64_t t)
+{
+  char frame[128];
+  size_t n;
+
+  progress_format (frame, sizeof frame, done, p->total, t - p->start_ns);
+  n = strlen (frame);
+  flockfile (stderr);
+  fprintf (stderr, "\r%s%*s", frame, bar_len > n ? (int) (bar_len - n) : 0, "");
+  bar_len = MAX (n, bar_len);
   fflush (stderr);
+  funlockfile (stderr);
+}
+
+/* nbdcopy's machine-readable format: "N/100" when N changes. */
+static void
+write_percent (struct progress *p, uint64_t done)
+{
+  int pct = p->total ? (int) (100 * (double) done / p->total) : 100;
+
+  if (pct == p->last_percent)
+    return;
+  p->last_percent = pct;
+  dprintf (p->mode, "%d/100\n", pct);
 }
 
 void
@@ -200,23 +254,38 @@ progress_update (struct progress *p, uint64_t done)
 {
   uint64_t t;
 
-  if (!p->enabled)
+  if (p->mode == PROGRESS_NONE)
     return;
-  /* Printing on every completion would cost more than the copy itself
+  if (p->mode >= 0) {
+    write_percent (p, done);
+    return;
+  }
+  /* Drawing on every completion would cost more than the copy itself
    * for small requests: five times a second is enough for a person.
    */
   t = now_ns ();
-  if (t - p->last_ns < 200000000)
+  if (done > 0 && t - p->last_ns < 200000000)
     return;
   p->last_ns = t;
-  progress_print (p, done, t, ' ');
+  draw_bar (p, done, t);
 }
 
 void
-progress_done (struct progress *p, uint64_t done)
+progress_done (struct progress *p, uint64_t done, bool keep_bar)
 {
-  if (p->enabled)
-    progress_print (p, done, now_ns (), '\n');
+  if (p->mode >= 0)
+    write_percent (p, done);
+  if (p->mode != PROGRESS_BAR)
+    return;
+  if (keep_bar)
+    draw_bar (p, done, now_ns ());
+  flockfile (stderr);
+  if (keep_bar)
+    fputc ('\n', stderr);
+  else
+    fprintf (stderr, "\r%*s\r", (int) bar_len, "");
+  bar_len = 0;
+  funlockfile (stderr);
 }
 
 void
@@ -233,6 +302,7 @@ debug (const char *fmt, ...)
    * lock keeps it whole when threads print too.
    */
   flockfile (stderr);
+  end_bar_line ();
   t = now_ns ();
   if (start == 0)
     start = t;

@@ -397,7 +397,8 @@ usage (FILE *fp, int status)
 "                      suffixes k, M, G are powers of 1024\n"
 "  --socket-buffer=SIZE\n"
 "                      set SO_SNDBUF and SO_RCVBUF of the socket\n"
-"  --progress          show progress on stderr\n"
+"  -p, --progress      show a progress bar on stderr, if it is a terminal\n"
+"  --progress=FD       write progress to file descriptor FD as N/100 lines\n"
 "  -v, --verbose       print one line per request event, with timings\n"
 "  -h, --help          show this help and exit\n"
 "  -V, --version       show the version and exit\n",
@@ -410,13 +411,13 @@ int
 main (int argc, char *argv[])
 {
   enum { OPT_DIGEST = 256, OPT_BLOCK_SIZE, OPT_REQUESTS, OPT_REQUEST_SIZE,
-         OPT_PROGRESS, OPT_SOCKET_BUFFER };
+         OPT_SOCKET_BUFFER };
   static const struct option long_options[] = {
     { "digest",       required_argument, NULL, OPT_DIGEST },
     { "block-size",   required_argument, NULL, OPT_BLOCK_SIZE },
     { "requests",     required_argument, NULL, OPT_REQUESTS },
     { "request-size", required_argument, NULL, OPT_REQUEST_SIZE },
-    { "progress",     no_argument,       NULL, OPT_PROGRESS },
+    { "progress",     optional_argument, NULL, 'p' },
     { "socket-buffer", required_argument, NULL, OPT_SOCKET_BUFFER },
     { "verbose",      no_argument,       NULL, 'v' },
     { "help",         no_argument,       NULL, 'h' },
@@ -431,7 +432,7 @@ main (int argc, char *argv[])
   struct connect_options opts = {
     .pread_initialize = false, .want_extents = true,
   };
-  bool show_progress = false;
+  int progress_mode = PROGRESS_NONE;
   char hex[BLKHASH_HEX_SIZE];
   ev_prepare pump;
   struct ev_loop *loop;
@@ -439,7 +440,7 @@ main (int argc, char *argv[])
   int c;
 
   set_progname (argv[0]);
-  while ((c = getopt_long (argc, argv, ":vhV", long_options, NULL)) != -1) {
+  while ((c = getopt_long (argc, argv, ":pvhV", long_options, NULL)) != -1) {
     switch (c) {
     case OPT_DIGEST:
       digest = optarg;
@@ -456,8 +457,8 @@ main (int argc, char *argv[])
     case OPT_SOCKET_BUFFER:
       opts.socket_buffer = option_socket_buffer (optarg);
       break;
-    case OPT_PROGRESS:
-      show_progress = true;
+    case 'p':
+      progress_mode = option_progress (optarg);
       break;
     case 'v':
       verbose = true;
@@ -518,9 +519,10 @@ main (int argc, char *argv[])
               requests, &hash_ops, NULL);
   debug ("%u hash threads", pool.nr_threads);
 
-  progress_init (&progress, show_progress, size);
+  progress_init (&progress, progress_mode, size);
   ev_run (loop, 0);
-  progress_done (&progress, bytes_hashed);
+  /* The digest follows on stdout: clear the bar, as blksum does. */
+  progress_done (&progress, bytes_hashed, false);
 
   pool_stop (&pool);
   ev_prepare_stop (loop, &pump);

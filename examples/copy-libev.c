@@ -215,7 +215,8 @@ usage (FILE *fp, int status)
 "  --flush             flush the destination when the copy is done\n"
 "  --socket-buffer=SIZE\n"
 "                      set SO_SNDBUF and SO_RCVBUF of both sockets\n"
-"  --progress          show progress on stderr\n"
+"  -p, --progress      show a progress bar on stderr, if it is a terminal\n"
+"  --progress=FD       write progress to file descriptor FD as N/100 lines\n"
 "  -v, --verbose       print one line per request event, with timings\n"
 "  -h, --help          show this help and exit\n"
 "  -V, --version       show the version and exit\n",
@@ -228,14 +229,14 @@ int
 main (int argc, char *argv[])
 {
   enum { OPT_REQUESTS = 256, OPT_REQUEST_SIZE, OPT_INIT, OPT_NO_INIT,
-         OPT_FLUSH, OPT_PROGRESS, OPT_SOCKET_BUFFER };
+         OPT_FLUSH, OPT_SOCKET_BUFFER };
   static const struct option long_options[] = {
     { "requests",     required_argument, NULL, OPT_REQUESTS },
     { "request-size", required_argument, NULL, OPT_REQUEST_SIZE },
     { "init",         no_argument,       NULL, OPT_INIT },
     { "no-init",      no_argument,       NULL, OPT_NO_INIT },
     { "flush",        no_argument,       NULL, OPT_FLUSH },
-    { "progress",     no_argument,       NULL, OPT_PROGRESS },
+    { "progress",     optional_argument, NULL, 'p' },
     { "socket-buffer", required_argument, NULL, OPT_SOCKET_BUFFER },
     { "verbose",      no_argument,       NULL, 'v' },
     { "help",         no_argument,       NULL, 'h' },
@@ -246,13 +247,13 @@ main (int argc, char *argv[])
   uint64_t request_size = DEFAULT_REQUEST_SIZE;
   struct connect_options src_opts = { .pread_initialize = false };
   struct connect_options dst_opts = { .pread_initialize = false };
-  bool show_progress = false;
+  int progress_mode = PROGRESS_NONE;
   ev_prepare pump;
   struct ev_loop *loop;
   int c;
 
   set_progname (argv[0]);
-  while ((c = getopt_long (argc, argv, ":vhV", long_options, NULL)) != -1) {
+  while ((c = getopt_long (argc, argv, ":pvhV", long_options, NULL)) != -1) {
     switch (c) {
     case OPT_REQUESTS:
       requests = option_requests (optarg);
@@ -276,8 +277,8 @@ main (int argc, char *argv[])
       src_opts.socket_buffer = option_socket_buffer (optarg);
       dst_opts.socket_buffer = src_opts.socket_buffer;
       break;
-    case OPT_PROGRESS:
-      show_progress = true;
+    case 'p':
+      progress_mode = option_progress (optarg);
       break;
     case 'v':
       verbose = true;
@@ -316,9 +317,9 @@ main (int argc, char *argv[])
   ev_prepare_init (&pump, pump_cb);
   ev_prepare_start (loop, &pump);
 
-  progress_init (&progress, show_progress, size);
+  progress_init (&progress, progress_mode, size);
   ev_run (loop, 0);
-  progress_done (&progress, bytes_done);
+  progress_done (&progress, bytes_done, true);
 
   ev_prepare_stop (loop, &pump);
   conn_stop (&src);

@@ -380,7 +380,8 @@ usage (FILE *fp, int status)
 "  --flush             flush the destination when the copy is done\n"
 "  --socket-buffer=SIZE\n"
 "                      set SO_SNDBUF and SO_RCVBUF of both sockets\n"
-"  --progress          show progress on stderr\n"
+"  -p, --progress      show a progress bar on stderr, if it is a terminal\n"
+"  --progress=FD       write progress to file descriptor FD as N/100 lines\n"
 "  -v, --verbose       print one line per request event, with timings\n"
 "  -h, --help          show this help and exit\n"
 "  -V, --version       show the version and exit\n",
@@ -394,7 +395,7 @@ main (int argc, char *argv[])
 {
   enum { OPT_REQUESTS = 256, OPT_REQUEST_SIZE, OPT_INIT, OPT_NO_INIT,
          OPT_ALLOCATED, OPT_DESTINATION_IS_ZERO, OPT_NO_SPARSE, OPT_FLUSH,
-         OPT_PROGRESS, OPT_SOCKET_BUFFER };
+         OPT_SOCKET_BUFFER };
   static const struct option long_options[] = {
     { "requests",            required_argument, NULL, OPT_REQUESTS },
     { "request-size",        required_argument, NULL, OPT_REQUEST_SIZE },
@@ -404,7 +405,7 @@ main (int argc, char *argv[])
     { "destination-is-zero", no_argument,       NULL, OPT_DESTINATION_IS_ZERO },
     { "no-sparse",           no_argument,       NULL, OPT_NO_SPARSE },
     { "flush",               no_argument,       NULL, OPT_FLUSH },
-    { "progress",            no_argument,       NULL, OPT_PROGRESS },
+    { "progress",            optional_argument, NULL, 'p' },
     { "socket-buffer",       required_argument, NULL, OPT_SOCKET_BUFFER },
     { "verbose",             no_argument,       NULL, 'v' },
     { "help",                no_argument,       NULL, 'h' },
@@ -419,13 +420,14 @@ main (int argc, char *argv[])
    */
   struct connect_options src_opts = { .want_extents = true };
   struct connect_options dst_opts = { .want_extents = true };
-  bool show_progress = false, allocated = false, destination_is_zero = false;
+  int progress_mode = PROGRESS_NONE;
+  bool allocated = false, destination_is_zero = false;
   ev_prepare pump;
   struct ev_loop *loop;
   int c;
 
   set_progname (argv[0]);
-  while ((c = getopt_long (argc, argv, ":vhV", long_options, NULL)) != -1) {
+  while ((c = getopt_long (argc, argv, ":pvhV", long_options, NULL)) != -1) {
     switch (c) {
     case OPT_REQUESTS:
       requests = option_requests (optarg);
@@ -458,8 +460,8 @@ main (int argc, char *argv[])
       src_opts.socket_buffer = option_socket_buffer (optarg);
       dst_opts.socket_buffer = src_opts.socket_buffer;
       break;
-    case OPT_PROGRESS:
-      show_progress = true;
+    case 'p':
+      progress_mode = option_progress (optarg);
       break;
     case 'v':
       verbose = true;
@@ -515,9 +517,9 @@ main (int argc, char *argv[])
   ev_prepare_init (&pump, pump_cb);
   ev_prepare_start (loop, &pump);
 
-  progress_init (&progress, show_progress, size);
+  progress_init (&progress, progress_mode, size);
   ev_run (loop, 0);
-  progress_done (&progress, bytes_done);
+  progress_done (&progress, bytes_done, true);
   debug ("done: %" PRIu64 " block status, %" PRIu64 " reads, %" PRIu64
          " writes, %" PRIu64 " zeroes, %" PRIu64 " bytes skipped",
          src_map.commands, nr_reads, nr_writes, nr_zeroes, bytes_skipped);

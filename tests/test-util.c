@@ -122,6 +122,27 @@ test_human_size (void)
   CHECK (strcmp (human_size (1ULL << 40, buf, sizeof buf), "1.0 TiB") == 0);
 }
 
+/* A progress frame names the unit of the rate as it scales: an empty
+ * 1 TiB image hashed in a third of a second covers terabytes a second.
+ */
+static void
+test_progress_format (void)
+{
+  char buf[128];
+  const uint64_t gib = UINT64_C (1) << 30;
+
+  CHECK (strcmp (progress_format (buf, sizeof buf, gib, gib, 500000000),
+                 "100.0%  1.0 GiB / 1.0 GiB  2.0 GiB/s  0.50 s") == 0);
+  CHECK (strcmp (progress_format (buf, sizeof buf, 1024 * gib, 1024 * gib,
+                                  320000000),
+                 "100.0%  1.0 TiB / 1.0 TiB  3.1 TiB/s  0.32 s") == 0);
+  CHECK (strcmp (progress_format (buf, sizeof buf, 0, gib, 0),
+                 "  0.0%  0 bytes / 1.0 GiB  0 bytes/s  0.00 s") == 0);
+  /* An empty image is done from the start. */
+  CHECK (strcmp (progress_format (buf, sizeof buf, 0, 0, 1000000),
+                 "100.0%  0 bytes / 0 bytes  0 bytes/s  0.00 s") == 0);
+}
+
 static void
 test_round (void)
 {
@@ -153,6 +174,7 @@ main (void)
   test_parse_count ();
   test_is_zero ();
   test_human_size ();
+  test_progress_format ();
   test_round ();
   test_power_of_2 ();
   return check_status ("test-util");

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# -p / --progress[=FD] in all three programs.  In a terminal (script(1)
+# gives one) the bar is redrawn in place and its last frame shows no
+# leftovers of a longer frame before it; an error starts on a line of
+# its own; checksum-libev clears the bar before it prints the digest.
+# When stderr is not a terminal nothing is printed.  --progress=FD
+# writes nbdcopy's "N/100" lines, rising to 100/100.
+source "$abs_top_srcdir/tests/functions.sh"
+requires nbdkit script python3
+requires_nbdkit_filter error
+
+start_nbdkit src pattern 64M
+start_nbdkit dst memory 64M
+
+# in_terminal OUTPUT CMD...: run CMD in a pseudo-terminal, write what
+# the screen shows to OUTPUT; returns CMD's exit status.
+in_terminal ()
+{
+  _out=$1; shift
+  printf -v _cmd '%q ' "$@"
+  script -qec "$_cmd" /dev/null >"$tmpdir/typescript" </dev/null
+  _status=$?
+  python3 "$abs_top_srcdir/tests/screen.py" "$tmpdir/typescript" >"$_out"
+  return $_status
+}
+
+# A bar frame: "PCT%  DONE / TOTAL  RATE/s  SECONDS s", with units.
+frame='^100\.0%  64\.0 MiB / 64\.0 MiB  [0-9.]+ (bytes|KiB|MiB|GiB|TiB)/s  [0-9.]+ s$'
+
+for prog in copy-libev zero-extent-copy-libev; do
+  in_terminal "$tmpdir/screen" $prog -p "$src" "$dst" ||
+    fail "$prog -p failed"
+  cat "$tmpdir/screen"
+  [ "$(wc -l <"$tmpdir/screen")" -eq 1 ] || fail "$prog: more than the bar"
+  grep -Eq "$frame" "$tmpdir/screen" || fail "$prog: last frame is not a clean line"
+done
+
+in_terminal "$tmpdir/screen" checksum-libev -p "$src" || fail "checksum-libev -p failed"
+cat "$tmpdir/screen"
+[ "$(wc -l <"$tmpdir/screen")" -eq 1 ] && grep -Eq '^[0-9a-f]{64}  ' "$tmpdir/screen" &&
+  [ "$(cut -c67- "$tmpdir/screen")" = "$src" ] ||
+  fail "checksum-libev: the digest line is not alone on the screen"
+! grep -q '%' "$tmpdir/screen" || fail "checksum-libev left the bar on screen"
+
+# An error while the bar is shown: the message has a line of its own.
+start_nbdkit bad --filter=error pattern 64M error-pread=EIO error-pread-rate=100%
+for prog in copy-libev zero-extent-copy-libev; do
+  ! in_terminal "$tmpdir/screen" $prog -p "$bad" "$dst" || fail "$prog did not fail"
+  cat "$tmpdir/screen"
+  grep -q "^$prog: source: read failed at offset" "$tmpdir/screen" ||
+    fail "$prog: the error does not start a line"
+done
+! in_terminal "$tmpdir/screen" checksum-libev -p "$bad" || fail "checksum-libev did not fail"
+grep -q "^checksum-libev: .*read failed at offset" "$tmpdir/screen" ||
+  fail "checksum-libev: the error does not start a line"
+
+# Not a terminal: no frames in the log.
+copy-libev -p "$src" "$dst" 2>"$tmpdir/log"
+[ ! -s "$tmpdir/log" ] || fail "copy-libev -p wrote to a log file: $(od -c "$tmpdir/log" | head -3)"
+
+# --progress=FD: N/100 lines, never falling, ending at 100/100.
+check_fd_lines ()
+{
+  python3 - "$1" <<'PY' || fail "bad --progress=FD output from $2"
+import re, sys
+lines = open(sys.argv[1]).read().split('\n')
+assert lines[-1] == '', 'no final newline'
+ns = [int(re.fullmatch(r'(\d+)/100', l).group(1)) for l in lines[:-1]]
+assert ns == sorted(ns) and ns[-1] == 100 and len(ns) == len(set(ns)), ns
+PY
+}
+copy-libev --progress=3 "$src" "$dst" 3>"$tmpdir/fd"
+check_fd_lines "$tmpdir/fd" copy-libev
+zero-extent-copy-libev --progress=3 "$src" "$dst" 3>"$tmpdir/fd"
+check_fd_lines "$tmpdir/fd" zero-extent-copy-libev
+checksum-libev --progress=3 "$src" 3>"$tmpdir/fd" >/dev/null
+check_fd_lines "$tmpdir/fd" checksum-libev
+
+expect_error "--progress: file descriptor 9 is not open" \
+  copy-libev --progress=9 "$src" "$dst"
+expect_error "--progress: 'x' is not a file descriptor number" \
+  checksum-libev --progress=x "$src"
