@@ -137,6 +137,8 @@ pool_stop (struct pool *p)
 {
   unsigned i;
 
+  if (p->queue == NULL)
+    return;                     /* never started, or stopped already */
   pthread_mutex_lock (&p->lock);
   p->quit = true;
   pthread_cond_broadcast (&p->cond);
@@ -147,6 +149,7 @@ pool_stop (struct pool *p)
   }
   ev_async_stop (p->loop, &p->wake);
   free (p->queue);
+  p->queue = NULL;
   pthread_cond_destroy (&p->cond);
   pthread_mutex_destroy (&p->lock);
 }

@@ -92,7 +92,10 @@ void pool_give (struct pool *p, struct slot *slot);
 /* Loop thread: true if the slot's work is over, done or failed. */
 bool pool_finished (struct pool *p, const struct slot *slot);
 
-/* Let the threads finish what is queued, join them, and clean up. */
+/* Let the threads finish what is queued, join them, and clean up.  Safe
+ * to call again, or on a pool never started (zeroed), so that an exit
+ * handler may call it whatever the program did before.
+ */
 void pool_stop (struct pool *p);
 
 #endif /* NBD_LIBEV_EXAMPLES_POOL_H */

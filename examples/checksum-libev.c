@@ -155,6 +155,17 @@ hash_thread_cleanup (void *ctx)
   EVP_MD_CTX_free (ctx);
 }
 
+/* die () exits from the loop thread while hash threads may be busy.
+ * Stop and join them first: a thread still inside OpenSSL while exit ()
+ * runs OpenSSL's own exit handler would race it.  Registered after
+ * OpenSSL set up its handler, so it runs before it.
+ */
+static void
+stop_hash_threads (void)
+{
+  pool_stop (&pool);
+}
+
 static const struct pool_ops hash_ops = {
   .thread_init = hash_thread_init,
   .work = hash_slot,
@@ -515,6 +526,7 @@ main (int argc, char *argv[])
   digests = malloc (requests * area_size);
   if (digests == NULL)
     die ("%s", strerror (ENOMEM));
+  atexit (stop_hash_threads);
   pool_start (&pool, loop, pool_default_threads (MAX_HASH_THREADS),
               requests, &hash_ops, NULL);
   debug ("%u hash threads", pool.nr_threads);

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Every program's error paths under valgrind's memcheck: a read error, a
+# write error, a zero error, a refused connection and a bad option must
+# end with the program's own exit status 1 and one line on stderr, and
+# valgrind must find nothing: no invalid access, no thread left running
+# (its stack shows as "possibly lost") and no leak.
+source "$abs_top_srcdir/tests/functions.sh"
+requires nbdkit valgrind
+requires_nbdkit_filter error
+
+mib=$((1024 * 1024))
+vg=(valgrind --quiet --error-exitcode=9 --leak-check=full
+    --errors-for-leak-kinds=definite,possible --log-file="$tmpdir/vg.%p")
+
+# under_valgrind TEXT CMD...: CMD fails with status 1 and TEXT in its
+# one line on stderr, and valgrind reports no error.
+under_valgrind ()
+{
+  _text=$1; shift
+  rm -f "$tmpdir"/vg.*
+  set +e
+  "${vg[@]}" "$@" >/dev/null 2>"$tmpdir/err"
+  _status=$?
+  set -e
+  cat "$tmpdir"/vg.* >&2 2>/dev/null || :
+  [ $_status -ne 9 ] || fail "valgrind found errors in: $*"
+  [ $_status -eq 1 ] || fail "$*: exit status $_status, expected 1"
+  [ "$(wc -l <"$tmpdir/err")" -eq 1 ] || { cat "$tmpdir/err"; fail "$*: not one line on stderr"; }
+  grep -qF -- "$_text" "$tmpdir/err" || { cat "$tmpdir/err"; fail "$*: no '$_text'"; }
+  echo "ok: $*"
+}
+
+# The servers are restarted for each case: nbdkit 1.32 may abort when a
+# client disconnects with replies pending, as these programs do on error.
+servers ()
+{
+  [ ! -e "$tmpdir/src.pid" ] || stop_server src dst
+  start_nbdkit src "$@"
+  start_nbdkit dst --filter=error memory 16M error-pwrite=EIO \
+    error-pwrite-rate=100% error-zero=EIO error-zero-rate=100%
+}
+
+servers --filter=error pattern 16M error-pread=EIO error-pread-rate=100%
+under_valgrind "source: read failed" copy-libev "$src" "$dst"
+servers --filter=error pattern 16M error-pread=EIO error-pread-rate=100%
+under_valgrind "source: read failed" zero-extent-copy-libev "$src" "$dst"
+servers --filter=error pattern 16M error-pread=EIO error-pread-rate=100%
+under_valgrind "read failed" checksum-libev "$src"
+
+servers pattern 16M
+under_valgrind "destination: write failed" copy-libev "$src" "$dst"
+servers pattern 16M
+under_valgrind "destination: write failed" zero-extent-copy-libev "$src" "$dst"
+# All zero: with --allocated the one zero command must be sent.
+servers data '' size=16M
+under_valgrind "destination: zero failed" zero-extent-copy-libev --allocated "$src" "$dst"
+
+none="nbd+unix:///?socket=$tmpdir/none.sock"
+under_valgrind "cannot connect" copy-libev "$none" "$dst"
+under_valgrind "cannot connect" zero-extent-copy-libev "$none" "$dst"
+under_valgrind "cannot connect" checksum-libev "$none"
+
+under_valgrind "unknown or ambiguous option" copy-libev --bogus "$src" "$dst"
+under_valgrind "unknown or ambiguous option" zero-extent-copy-libev --bogus "$src" "$dst"
+under_valgrind "unknown or ambiguous option" checksum-libev --bogus "$src"
