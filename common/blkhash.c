@@ -5,6 +5,7 @@
 #endif
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +57,9 @@ blkhash_init (struct blkhash *h, const char *digest, uint64_t block_size)
    */
   zeroes = calloc (1, block_size);
   if (h->outer == NULL || h->zero_run == NULL || zeroes == NULL)
-    die ("%s", strerror (ENOMEM));
+    die ("cannot allocate a digest context, %zu bytes of zero-block "
+         "digests and a %" PRIu64 "-byte block of zeroes: %s",
+         ZERO_RUN_DIGESTS * h->md_size, block_size, strerror (ENOMEM));
   check_evp (EVP_DigestInit_ex2 (h->outer, h->md, NULL), "digest init");
   check_evp (EVP_Digest (zeroes, block_size, h->zero_digest, NULL,
                          h->md, NULL), "digest");

@@ -4,6 +4,9 @@
 #include <config.h>
 #endif
 
+#include <errno.h>
+#include <string.h>
+
 #include <libnbd.h>
 #include <ev.h>
 
@@ -40,8 +43,11 @@ io_cb (struct ev_loop *loop, ev_io *w, int revents)
     r = nbd_aio_notify_write (c->nbd);
   else
     return;
+  /* A failed notification leaves the handle dead: the connection is
+   * lost, and libnbd's message says how.
+   */
   if (r == -1)
-    die ("%s: %s", c->name, nbd_get_error ());
+    die ("%s: connection lost: %s", c->name, nbd_get_error ());
 }
 
 void
@@ -70,6 +76,25 @@ conn_update (struct conn *c)
   ev_io_stop (c->loop, &c->io);
   ev_io_set (&c->io, c->io.fd, events);
   ev_io_start (c->loop, &c->io);
+}
+
+void
+conn_check (const struct conn *c)
+{
+  /* A server that closes the socket cleanly leaves no error to report:
+   * libnbd reads the end of the stream, fails the commands in flight
+   * and marks the handle dead or closed.
+   */
+  if (nbd_aio_is_dead (c->nbd) == 1 || nbd_aio_is_closed (c->nbd) == 1)
+    die ("%s: connection lost: the server closed it", c->name);
+}
+
+const char *
+conn_strerror (int err)
+{
+  if (err == ESHUTDOWN)
+    return "the server is shutting down";
+  return strerror (err);
 }
 
 void

@@ -25,7 +25,11 @@
  *    libnbd's lib/poll.c explains the same rule for nbd_poll.
  *
  *  - Errors on the connection are fatal: the program prints the
- *    connection's name and libnbd's message and exits.
+ *    connection's name and libnbd's message and exits.  A connection
+ *    that is gone fails every command still in flight; conn_check, at
+ *    the top of the prepare callback, reports the loss itself, once,
+ *    before the program looks at those failures or starts commands on a
+ *    handle that can no longer take them.
  */
 
 #ifndef NBD_LIBEV_EXAMPLES_CONN_H
@@ -50,6 +54,16 @@ void conn_start (struct conn *c, struct ev_loop *loop, const char *name);
  * iteration's commands: make the watcher wait for what the handle wants.
  */
 void conn_update (struct conn *c);
+
+/* Fatal, with one line naming the connection, if the server has closed
+ * it or it has failed.
+ */
+void conn_check (const struct conn *c);
+
+/* The text for a failed command's errno.  NBD servers answer commands
+ * with ESHUTDOWN while they shut down, which strerror words for sockets.
+ */
+const char *conn_strerror (int err);
 
 /* Stop the watcher; the handle stays open. */
 void conn_stop (struct conn *c);

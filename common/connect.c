@@ -73,8 +73,12 @@ connect_uri (const char *uri, const char *name,
    */
   if (nbd_set_uri_allow_local_file (nbd, true) == -1)
     die ("%s: %s", name, nbd_get_error ());
-  if (nbd_connect_uri (nbd, uri) == -1)
+  if (nbd_connect_uri (nbd, uri) == -1) {
+    /* A program that names the image by its URI need not hear it twice. */
+    if (strcmp (name, uri) == 0)
+      die ("%s: cannot connect: %s", name, nbd_get_error ());
     die ("%s: cannot connect to %s: %s", name, uri, nbd_get_error ());
+  }
   if (opts->socket_buffer > 0)
     set_buffers (nbd_aio_get_fd (nbd), opts->socket_buffer, name);
   return nbd;
@@ -109,13 +113,23 @@ check_request_size (struct nbd_handle *nbd, const char *name,
          "maximum block size %" PRIi64, name, request_size, max);
 }
 
+void
+check_image_end (struct nbd_handle *nbd, const char *name, uint64_t size)
+{
+  uint64_t min = min_block_size (nbd);
+
+  if (size % min != 0)
+    die ("%s: the image ends at %" PRIu64 ", not on a multiple of the "
+         "server's minimum block size %" PRIu64 ", so the server would "
+         "refuse its last %" PRIu64 " bytes", name, size, min, size % min);
+}
+
 uint64_t
 check_copy (struct nbd_handle *src, struct nbd_handle *dst,
             uint64_t request_size)
 {
   uint64_t size = export_size (src, "source");
   uint64_t dst_size = export_size (dst, "destination");
-  uint64_t min = min_block_size (dst);
 
   if (nbd_is_read_only (dst) == 1)
     die ("destination: the server is read-only");
@@ -125,11 +139,10 @@ check_copy (struct nbd_handle *src, struct nbd_handle *dst,
     die ("destination is smaller than the source (%" PRIu64 " < %" PRIu64
          " bytes)", dst_size, size);
   /* The last request is short when the size is not a multiple of the
-   * request size; the destination must still accept it.
+   * request size; both servers must still accept it.
    */
-  if (size % min != 0)
-    die ("destination: the source's size (%" PRIu64 ") is not a multiple "
-         "of the server's minimum block size %" PRIu64, size, min);
+  check_image_end (src, "source", size);
+  check_image_end (dst, "destination", size);
   return size;
 }
 

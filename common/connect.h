@@ -54,12 +54,19 @@ uint64_t min_block_size (struct nbd_handle *nbd);
 void check_request_size (struct nbd_handle *nbd, const char *name,
                          uint64_t request_size);
 
+/* Check that the server accepts the last, short request of an image
+ * that ends at size: size must be a multiple of its minimum block size.
+ * Fatal if not, with a message naming both.
+ */
+void check_image_end (struct nbd_handle *nbd, const char *name,
+                      uint64_t size);
+
 /* Everything a copier checks before it reads the first byte, so that
  * bad input never leaves a half-written destination: the destination is
  * writable and at least as large as the source, both servers take
- * request_size, and the destination takes the last, short request that
- * ends at the source's size.  Returns the source's size.  Fatal if any
- * check fails, with a message naming the sizes.
+ * request_size, and both take the last, short request that ends at the
+ * source's size.  Returns the source's size.  Fatal if any check fails,
+ * with a message naming the sizes.
  */
 uint64_t check_copy (struct nbd_handle *src, struct nbd_handle *dst,
                      uint64_t request_size);

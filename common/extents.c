@@ -177,11 +177,13 @@ extents_pump (struct extent_map *map, uint64_t offset, uint64_t ahead)
            map->name, map->req_offset, map->req_length, strerror (map->error));
     map->error = 0;
     if (append (map, map->req_offset + map->req_length - map->end, false) == -1)
-      die ("%s: %s", map->name, strerror (errno));
+      die ("%s: cannot grow the extent map past %zu extents: %s",
+           map->name, map->alloc, strerror (errno));
   }
   if (!map->supported && map->end < map->size) {
     if (append (map, map->size - map->end, false) == -1)
-      die ("%s: %s", map->name, strerror (errno));
+      die ("%s: cannot grow the extent map past %zu extents: %s",
+           map->name, map->alloc, strerror (errno));
   }
   compact (map);
 

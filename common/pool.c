@@ -89,7 +89,8 @@ pool_start (struct pool *p, struct ev_loop *loop, unsigned nr_threads,
   pthread_cond_init (&p->cond, NULL);
   p->queue = calloc (queue_size, sizeof *p->queue);
   if (p->queue == NULL)
-    die ("%s", strerror (errno));
+    die ("cannot allocate a queue of %u slots: %s",
+         queue_size, strerror (errno));
   p->size = queue_size;
   p->ops = ops;
   p->loop = loop;
@@ -103,7 +104,7 @@ pool_start (struct pool *p, struct ev_loop *loop, unsigned nr_threads,
     t->pool = p;
     t->data = ops->thread_init (opaque);
     if (t->data == NULL)
-      die ("cannot set up thread %u: %s", i, strerror (ENOMEM));
+      die ("cannot allocate the data of thread %u: %s", i, strerror (ENOMEM));
     r = pthread_create (&t->thread, NULL, thread_main, t);
     if (r != 0)
       die ("cannot start thread %u: %s", i, strerror (r));

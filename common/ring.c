@@ -132,6 +132,22 @@ ring_complete (struct slot *slot, int error, enum slot_state next_state)
     slot->state = next_state;
 }
 
+struct slot *
+ring_first_failed (struct ring *ring)
+{
+  struct slot *first = NULL;
+  unsigned i;
+
+  for (i = 0; i < ring->nr_slots; i++) {
+    struct slot *slot = &ring->slots[i];
+
+    if (slot->state == SLOT_FAILED &&
+        (first == NULL || slot->offset < first->offset))
+      first = slot;
+  }
+  return first;
+}
+
 static void
 put_back (struct ring *ring, struct slot *slot)
 {

@@ -99,6 +99,12 @@ struct slot *ring_take (struct ring *ring, uint64_t offset, uint64_t length);
  */
 void ring_complete (struct slot *slot, int error, enum slot_state next_state);
 
+/* The failed slot with the lowest offset, or NULL if none has failed:
+ * when several commands fail, the first in the image is the one to
+ * report.
+ */
+struct slot *ring_first_failed (struct ring *ring);
+
 /* RING_ANY_ORDER: give a slot back at once, whatever its age. */
 void ring_release (struct slot *slot);
 

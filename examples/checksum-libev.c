@@ -98,9 +98,18 @@
  */
 #define MAX_ZERO_RUN (UINT64_C (1) << 32)
 
+/* The most memory the slots' digest areas may take.  A tiny block size
+ * with large requests would otherwise ask for gigabytes (1-byte blocks
+ * in 32 MiB requests are a GiB of SHA-256 digests per slot).  Within
+ * this limit every block size from 2 KiB up works with any request
+ * shape the options allow, with digests of up to 64 bytes (SHA-512).
+ */
+#define MAX_DIGEST_MEMORY (256 * 1024 * 1024)
+
 /* What a slot covers, kept in slot->kind. */
 enum slot_kind { KIND_DATA, KIND_ZERO };
 
+static const char *image;       /* the URI as the user gave it */
 static struct conn src;
 static struct ring *ring;
 static struct extent_map map;
@@ -194,8 +203,8 @@ start_read (uint64_t offset, uint64_t length)
   slot->kind = KIND_DATA;
   slot_debug (slot, "read");
   if (nbd_aio_pread (src.nbd, slot->buf, length, offset, cb, 0) == -1)
-    die ("read at offset %" PRIu64 " length %" PRIu64 ": %s",
-         offset, length, nbd_get_error ());
+    die ("%s: read at offset %" PRIu64 " length %" PRIu64 ": %s",
+         image, offset, length, nbd_get_error ());
 }
 
 /* A zero run needs no I/O and no hashing: the slot is done the moment
@@ -290,8 +299,8 @@ static void __attribute__ ((noreturn))
 slot_failed (const struct slot *slot, const char *what)
 {
   slot_debug (slot, "failed");
-  die ("%s failed at offset %" PRIu64 " length %" PRIu64 ": %s",
-       what, slot->offset, slot->length, strerror (slot->error));
+  die ("%s: %s failed at offset %" PRIu64 " length %" PRIu64 ": %s",
+       image, what, slot->offset, slot->length, conn_strerror (slot->error));
 }
 
 /* Give slots to the hash threads in issue order, which is offset order,
@@ -376,6 +385,8 @@ retire_hashed (void)
 static void
 pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
 {
+  /* A lost connection fails every read in flight: report the loss. */
+  conn_check (&src);
   do {
     start_slots ();
     give_ready ();
@@ -447,7 +458,6 @@ main (int argc, char *argv[])
   char hex[BLKHASH_HEX_SIZE];
   ev_prepare pump;
   struct ev_loop *loop;
-  const char *uri;
   int c;
 
   set_progname (argv[0]);
@@ -486,7 +496,7 @@ main (int argc, char *argv[])
     fprintf (stderr, "%s: expected one URI; try --help\n", progname);
     exit (EXIT_FAILURE);
   }
-  uri = argv[optind];
+  image = argv[optind];
 
   /* Check every option before connecting, so that a typo is reported
    * as such and not hidden behind a connection error.
@@ -500,11 +510,23 @@ main (int argc, char *argv[])
            PRIu64 " bytes)", rs_arg, block_size);
   }
   blkhash_init (&hash, digest, block_size);
+  /* A data slot holds at most a full request's blocks; every request
+   * size is a multiple of the block size.
+   */
+  area_size = blkhash_nr_blocks (&hash, request_size) * hash.md_size;
+  if ((uint64_t) requests * area_size > MAX_DIGEST_MEMORY)
+    die ("%u requests of %" PRIu64 " bytes in %" PRIu64 "-byte blocks "
+         "need %" PRIu64 " MiB for block digests, more than %d MiB; use "
+         "larger blocks, or smaller or fewer requests", requests,
+         request_size, block_size,
+         (uint64_t) requests * area_size / (1024 * 1024),
+         MAX_DIGEST_MEMORY / (1024 * 1024));
 
-  src.nbd = connect_uri (uri, "source", &opts);
-  check_request_size (src.nbd, "source", request_size);
-  size = export_size (src.nbd, "source");
-  extents_init (&map, src.nbd, "source");
+  src.nbd = connect_uri (image, image, &opts);
+  check_request_size (src.nbd, image, request_size);
+  size = export_size (src.nbd, image);
+  check_image_end (src.nbd, image, size);
+  extents_init (&map, src.nbd, image);
 
   ring = ring_new (requests, request_size, RING_IN_ORDER);
   if (ring == NULL)
@@ -515,17 +537,14 @@ main (int argc, char *argv[])
          requests, request_size);
 
   loop = EV_DEFAULT;
-  conn_start (&src, loop, "source");
+  conn_start (&src, loop, image);
   ev_prepare_init (&pump, pump_cb);
   ev_prepare_start (loop, &pump);
 
-  /* A data slot holds at most a full request's blocks; every request
-   * size is a multiple of the block size.
-   */
-  area_size = blkhash_nr_blocks (&hash, request_size) * hash.md_size;
   digests = malloc (requests * area_size);
   if (digests == NULL)
-    die ("%s", strerror (ENOMEM));
+    die ("cannot allocate %zu bytes for block digests: %s",
+         requests * area_size, strerror (errno));
   atexit (stop_hash_threads);
   pool_start (&pool, loop, pool_default_threads (MAX_HASH_THREADS),
               requests, &hash_ops, NULL);
@@ -541,7 +560,7 @@ main (int argc, char *argv[])
   conn_stop (&src);
   blkhash_final (&hash, size, hex);
   debug ("%" PRIu64 " block-status commands", map.commands);
-  printf ("%s  %s\n", hex, uri);
+  printf ("%s  %s\n", hex, image);
 
   nbd_shutdown (src.nbd, 0);
   nbd_close (src.nbd);

@@ -127,7 +127,7 @@ slot_failed (const struct slot *slot)
   slot_debug (slot, "failed");
   die ("%s failed at offset %" PRIu64 " length %" PRIu64 ": %s",
        op_names[slot->kind], slot->offset, slot->length,
-       strerror (slot->error));
+       conn_strerror (slot->error));
 }
 
 /* A slot's last command is done: count it and give the slot back. */
@@ -163,6 +163,15 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
   struct slot *slot;
   unsigned i;
 
+  /* Failures first, and only the first: a lost connection fails every
+   * command in flight on it, and a finished read must not start a write
+   * on a handle that is gone.
+   */
+  conn_check (&src);
+  conn_check (&dst);
+  if ((slot = ring_first_failed (ring)) != NULL)
+    slot_failed (slot);
+
   for (i = 0; i < ring->nr_slots; i++) {
     slot = &ring->slots[i];
     switch (slot->state) {
@@ -174,8 +183,7 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
       slot_debug (slot, "done");
       finish (slot);
       break;
-    case SLOT_FAILED:
-      slot_failed (slot);
+    case SLOT_FAILED:           /* reported above */
     case SLOT_IDLE:
     case SLOT_READING:
     case SLOT_WRITING:

@@ -38,6 +38,7 @@ TESTS_SH += \
 	tests/copy-tcp.sh \
 	tests/copy-small-destination.sh \
 	tests/copy-bad-uri.sh \
+	tests/copy-destination-dies.sh \
 	tests/copy-bad-options.sh \
 	tests/copy-read-error.sh \
 	tests/copy-write-error.sh \

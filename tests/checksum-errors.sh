@@ -16,13 +16,21 @@ expect_error "--request-size: 96k is not a multiple of the block size" \
   checksum-libev --request-size=96k "$good"
 expect_error "--requests: '0'" checksum-libev --requests=0 "$good"
 expect_error "expected one URI" checksum-libev
+# Digest areas are bounded before anything is allocated or connected.
+expect_error "256 requests of 33554432 bytes in 512-byte blocks need 512 MiB for block digests, more than 256 MiB" \
+  checksum-libev --block-size=512 --request-size=32M --requests=256 "$good"
+expect_error "need 1024 MiB for block digests" \
+  checksum-libev --block-size=1 --request-size=32M --requests=1 "$good"
+# The largest shape with 2 KiB blocks and SHA-512 fits.
+checksum-libev --block-size=2k --request-size=32M --requests=256 \
+  --digest=sha512 "$good" >/dev/null || fail "2 KiB blocks were refused"
 expect_error "cannot connect" \
   checksum-libev "nbd+unix:///?socket=$tmpdir/nothing.sock"
 
 # Every read fails: the first one in offset order is reported.
 start_nbdkit allbad --filter=error pattern 8M \
   error-pread=EIO error-pread-rate=100%
-expect_error "read failed at offset 0 length 1048576: Input/output error" \
+expect_error "$allbad: read failed at offset 0 length 1048576: Input/output error" \
   checksum-libev "$allbad"
 
 # One bad megabyte in the middle, after reads that succeeded and were

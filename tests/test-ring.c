@@ -161,6 +161,29 @@ test_failure (void)
   ring_free (ring);
 }
 
+/* Of several failed slots, the one with the lowest offset is reported,
+ * whatever its position in the ring or its sequence number.
+ */
+static void
+test_first_failed (void)
+{
+  struct ring *ring = ring_new (4, 0, RING_ANY_ORDER);
+  struct slot *s[4];
+  unsigned i;
+
+  for (i = 0; i < 4; i++)
+    s[i] = ring_take (ring, (4 - i) * 100, 100);  /* offsets fall */
+  CHECK (ring_first_failed (ring) == NULL);
+  ring_complete (s[1], 5, SLOT_DONE);
+  CHECK (ring_first_failed (ring) == s[1]);
+  ring_complete (s[0], 5, SLOT_DONE);
+  ring_complete (s[3], 5, SLOT_DONE);
+  CHECK (ring_first_failed (ring) == s[3]);
+  ring_complete (s[2], 0, SLOT_DONE);
+  CHECK (ring_first_failed (ring) == s[3]);
+  ring_free (ring);
+}
+
 int
 main (void)
 {
@@ -170,5 +193,6 @@ main (void)
   test_in_order_retire ();
   test_in_order_wrap ();
   test_failure ();
+  test_first_failed ();
   return check_status ("test-ring");
 }

@@ -36,5 +36,5 @@ want=$(checksum-libev "$plain" | cut -d' ' -f1)
 got=$(checksum-libev "$s") || fail "checksum-libev over TLS failed"
 [ "$got" = "$want  $s" ] || fail "checksum-libev over TLS: got '$got', expected '$want  $s'"
 
-expect_error "source: cannot connect to" \
-  checksum-libev "$(tls_uri src "$tmpdir/other.psk")"
+bad=$(tls_uri src "$tmpdir/other.psk")
+expect_error "$bad: cannot connect: " checksum-libev "$bad"

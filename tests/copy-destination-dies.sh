@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# A destination server that stops during a copy: both copiers report the
+# first failure in one line, never a write started on the dead handle.
+# Killed (SIGKILL), the server leaves a lost connection; stopped cleanly
+# (SIGTERM), nbdkit first answers the commands in flight with ESHUTDOWN,
+# and the one at the lowest offset is reported, in the protocol's words.
+source "$abs_top_srcdir/tests/functions.sh"
+requires nbdkit
+requires_nbdkit_filter delay
+
+start_nbdkit src pattern 1G
+for prog in copy-libev zero-extent-copy-libev; do
+  for sig in TERM KILL TERM KILL; do
+    # Slow writes: the copy takes tens of seconds, and dies after one.
+    start_nbdkit dst --filter=delay memory 1G delay-write=10ms
+    ( sleep 1; kill -$sig "$(cat "$tmpdir/dst.pid")" ) &
+    if [ $sig = KILL ]; then
+      expect_error "$prog: destination: connection lost: " $prog "$src" "$dst"
+    else
+      expect_error "$prog: destination: " $prog "$src" "$dst"
+      grep -Eq "^$prog: destination: (connection lost: the server closed it|write failed at offset [0-9]+ length 1048576: the server is shutting down)\$" \
+        "$tmpdir/err" || fail "unexpected message"
+    fi
+    wait
+    rm -f "$tmpdir/dst.pid" "$tmpdir/dst.sock"
+  done
+done
