@@ -1,9 +1,9 @@
 /* checksum-libev: the block hash of an NBD image, from one libev loop.
  *
  * It prints the digest that blksum (blkhash 0.10 and later) and
- * nbdcopy --blkhash compute (common/blkhash.h has the construction):
- * the digest of the digests of the image's 64 KiB blocks and its size.
- * What it shows:
+ * nbdcopy --blkhash (libnbd after 1.22) compute: the digest of the
+ * digests of the image's 64 KiB blocks and its size (common/blkhash.h
+ * has the construction).  What it shows:
  *
  *  - The in-order consumer of liburing's examples on top of the common
  *    request ring (RING_IN_ORDER): REQUESTS reads are in flight and
@@ -402,8 +402,9 @@ usage (FILE *fp, int status)
 {
   fprintf (fp,
 "Usage: %s [OPTIONS] URI\n"
-"Print the block hash of an NBD image, as blksum and nbdcopy --blkhash\n"
-"compute it: the digest of the digests of its blocks and its size.\n"
+"Print the block hash of an NBD image, as blksum computes it (and\n"
+"nbdcopy --blkhash in libnbd after 1.22): the digest of the digests\n"
+"of its blocks and its size.\n"
 "The URI is as libnbd accepts it, for example nbd://host/export or\n"
 "nbd+unix:///?socket=/path.\n"
 "\n"

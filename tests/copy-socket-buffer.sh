@@ -22,4 +22,7 @@ cmp "$tmpdir/a" "$tmpdir/b"
 # An export name in the URI reaches the server.
 start_nbdkit named --filter=exportname memory 8M exportname=disk exportname-strict=true
 copy-libev --socket-buffer=64k "$src" "${named/\/\?/\/disk?}"
+# A user name in the URI (used by TLS) is libnbd's to parse, not ours.
+copy-libev --socket-buffer=64k "$src" "${dst/nbd:\/\//nbd://user@}"
+
 expect_error "--socket-buffer" copy-libev --socket-buffer=1 "$src" "$dst"
