@@ -5,12 +5,14 @@
 #endif
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <libnbd.h>
 #include <ev.h>
 
 #include "conn.h"
+#include "connect.h"
 #include "util.h"
 
 /* Translate libnbd's wish into libev's event mask. */
@@ -34,24 +36,71 @@ wanted_events (struct nbd_handle *nbd)
 static void
 io_cb (struct ev_loop *loop, ev_io *w, int revents)
 {
-  struct conn *c = (struct conn *) w;
+  struct conn *c = w->data;
   int r;
 
-  if (revents & EV_READ)
+  if (revents & EV_READ) {
+    /* The server sent something: all the bookkeeping the timeout needs.
+     * ev_now is the loop's cached time, not a system call.
+     */
+    c->last_reply = ev_now (loop);
     r = nbd_aio_notify_read (c->nbd);
+  }
   else if (revents & EV_WRITE)
     r = nbd_aio_notify_write (c->nbd);
   else
     return;
   /* A failed notification leaves the handle dead: the connection is
-   * lost, and libnbd's message says how.
+   * lost (or was never made), and libnbd's message says how.  The
+   * program learns of it from conn_check.
    */
-  if (r == -1)
-    die ("%s: connection lost: %s", c->name, nbd_get_error ());
+  if (r == -1) {
+    if (!c->connected)
+      connect_failed (c->name, c->uri);
+    snprintf (c->lost, sizeof c->lost, "%s", nbd_get_error ());
+    ev_io_stop (loop, &c->io);
+  }
 }
 
-void
-conn_start (struct conn *c, struct ev_loop *loop, const char *name)
+static void __attribute__ ((noreturn))
+timed_out (const struct conn *c)
+{
+  char oldest[128];
+
+  if (!c->connected)
+    die ("%s: no NBD handshake from %s within %g s",
+         c->name, c->uri, c->timeout);
+  if (c->describe == NULL)
+    die ("%s: no reply from the server for %g s", c->name, c->timeout);
+  c->describe (c, oldest, sizeof oldest);
+  die ("%s: no reply from the server for %g s; oldest command in flight: %s",
+       c->name, c->timeout, oldest);
+}
+
+/* The timer fires at the earliest moment the time could be up.  It
+ * rarely is: replies since the timer was set moved last_reply on, so
+ * it sets itself for the new deadline and waits again.
+ */
+static void
+timeout_cb (struct ev_loop *loop, ev_timer *w, int revents)
+{
+  struct conn *c = w->data;
+  ev_tstamp deadline = c->last_reply + c->timeout;
+  ev_tstamp now = ev_now (loop);
+
+  if (c->waiting && deadline <= now)
+    timed_out (c);
+  /* Not waiting: nothing can time out before the next command, whose
+   * wait starts a full period from then (conn_update), so look again a
+   * full period from now.
+   */
+  w->repeat = c->waiting ? deadline - now : c->timeout;
+  ev_timer_again (loop, w);
+}
+
+/* Start the watchers on c->nbd, whose socket exists. */
+static void
+watch (struct conn *c, struct ev_loop *loop, const char *name)
 {
   int fd = nbd_aio_get_fd (c->nbd);
 
@@ -59,14 +108,106 @@ conn_start (struct conn *c, struct ev_loop *loop, const char *name)
     die ("%s: %s", name, nbd_get_error ());
   c->loop = loop;
   c->name = name;
+  c->last_reply = ev_now (loop);
   ev_io_init (&c->io, io_cb, fd, wanted_events (c->nbd));
+  c->io.data = c;
   ev_io_start (loop, &c->io);
+  ev_init (&c->timer, timeout_cb);
+  c->timer.data = c;
+  if (c->timeout > 0) {
+    c->timer.repeat = c->timeout;
+    ev_timer_again (loop, &c->timer);
+  }
+}
+
+void
+conn_connect (struct conn *c, struct ev_loop *loop, const char *name,
+              const char *uri, const struct connect_options *opts,
+              double timeout)
+{
+  c->nbd = open_handle (name, opts);
+  c->uri = uri;
+  c->timeout = timeout;
+  c->socket_buffer = opts->socket_buffer;
+  c->connected = false;
+  c->waiting = true;            /* for the handshake */
+  c->lost[0] = '\0';
+  /* This only starts connecting: the handshake goes on in the loop. */
+  if (nbd_aio_connect_uri (c->nbd, uri) == -1)
+    connect_failed (name, uri);
+  watch (c, loop, name);
+}
+
+/* True once c's handshake is over; fatal if it failed. */
+static bool
+connected (struct conn *c)
+{
+  if (c->connected)
+    return true;
+  if (nbd_aio_is_connecting (c->nbd) == 1)
+    return false;
+  if (nbd_aio_is_ready (c->nbd) != 1)
+    die ("%s: cannot connect to %s: the server closed the connection",
+         c->name, c->uri);
+  c->connected = true;
+  /* Set after connecting, for every kind of URI: common/connect.c
+   * explains why that is as good as before.
+   */
+  if (c->socket_buffer > 0)
+    set_socket_buffers (c->nbd, c->name, c->socket_buffer);
+  debug ("%s: connected to %s", c->name, c->uri);
+  return true;
+}
+
+void
+conn_wait_connected (struct conn *const conns[], size_t n)
+{
+  struct ev_loop *loop = conns[0]->loop;
+  bool all;
+  size_t i;
+
+  for (;;) {
+    all = true;
+    for (i = 0; i < n; i++) {
+      if (!connected (conns[i]))
+        all = false;
+      conn_update (conns[i]);
+    }
+    if (all)
+      return;
+    ev_run (loop, EVRUN_ONCE);
+  }
+}
+
+void
+conn_start (struct conn *c, struct ev_loop *loop, const char *name)
+{
+  c->uri = name;
+  c->timeout = 0;
+  c->socket_buffer = 0;
+  c->connected = true;
+  c->waiting = false;
+  c->describe = NULL;
+  c->lost[0] = '\0';
+  watch (c, loop, name);
 }
 
 void
 conn_update (struct conn *c)
 {
-  int events = wanted_events (c->nbd);
+  int events;
+  bool waiting;
+
+  if (c->lost[0] != '\0')
+    return;
+  events = wanted_events (c->nbd);
+  waiting = !c->connected || nbd_aio_in_flight (c->nbd) > 0;
+  /* A wait starts now: the server has had no chance to answer yet, so
+   * the time it spent idle before does not count against it.
+   */
+  if (waiting && !c->waiting)
+    c->last_reply = ev_now (c->loop);
+  c->waiting = waiting;
 
   /* ev_io_set may only be called on a stopped watcher, and restarting a
    * watcher costs an epoll_ctl, so do it only when the mask changes.
@@ -79,14 +220,16 @@ conn_update (struct conn *c)
 }
 
 void
-conn_check (const struct conn *c)
+conn_check (const struct conn *c, struct stop *s)
 {
+  if (c->lost[0] != '\0')
+    stop_fail (s, "%s: connection lost: %s", c->name, c->lost);
   /* A server that closes the socket cleanly leaves no error to report:
    * libnbd reads the end of the stream, fails the commands in flight
    * and marks the handle dead or closed.
    */
-  if (nbd_aio_is_dead (c->nbd) == 1 || nbd_aio_is_closed (c->nbd) == 1)
-    die ("%s: connection lost: the server closed it", c->name);
+  else if (nbd_aio_is_dead (c->nbd) == 1 || nbd_aio_is_closed (c->nbd) == 1)
+    stop_fail (s, "%s: connection lost: the server closed it", c->name);
 }
 
 const char *
@@ -101,4 +244,5 @@ void
 conn_stop (struct conn *c)
 {
   ev_io_stop (c->loop, &c->io);
+  ev_timer_stop (c->loop, &c->timer);
 }

@@ -4,9 +4,15 @@
  * caller: nbd_aio_get_direction says whether the handle wants its socket
  * to become readable, writable or both, and nbd_aio_notify_read or
  * nbd_aio_notify_write moves the handle's state machine along once it
- * is.  A struct conn turns that into one ev_io watcher per handle.
+ * is.  A struct conn turns that into one ev_io watcher per handle, and
+ * adds a timeout with one ev_timer.
  *
  * The contract:
+ *
+ *  - conn_connect starts connecting with nbd_aio_connect_uri, and the
+ *    handshake runs in the loop like any other I/O; conn_wait_connected
+ *    runs the loop until every connection given is ready, so no call
+ *    ever blocks outside the loop.
  *
  *  - The program has one ev_prepare watcher.  Its callback first starts
  *    whatever new commands it has, then calls conn_update on every
@@ -24,29 +30,89 @@
  *    writable on the next loop iteration, and the watcher fires again.
  *    libnbd's lib/poll.c explains the same rule for nbd_poll.
  *
- *  - Errors on the connection are fatal: the program prints the
- *    connection's name and libnbd's message and exits.  A connection
- *    that is gone fails every command still in flight; conn_check, at
- *    the top of the prepare callback, reports the loss itself, once,
- *    before the program looks at those failures or starts commands on a
- *    handle that can no longer take them.
+ *  - The timeout, the way libev's documentation recommends ("Be smart
+ *    about timeouts" in ev.pod): each connection keeps the time its
+ *    server last sent anything, a plain store per read notification, and
+ *    one timer that, when it fires, works out from that stamp whether
+ *    the time is really up or when to look again.  Nothing is done per
+ *    command, and a server that is slow but keeps answering never times
+ *    out, however long the whole run takes.  Only a connection that is
+ *    waiting for its server (commands in flight, or the handshake) can
+ *    time out; when one does, the program exits with a line naming the
+ *    connection, the time waited and, through the program's describe
+ *    callback, the oldest command still outstanding.
+ *
+ *  - A connection that fails or that the server closes is lost for
+ *    good, and every command still in flight on it fails too.  The glue
+ *    keeps libnbd's message; conn_check, at the top of the prepare
+ *    callback, hands the loss to the program's struct stop
+ *    (common/stop.h) as a failure, before the program looks at those
+ *    failed commands or starts new ones on a handle that cannot take
+ *    them.  If another failure came first, that one is reported.
+ *
+ * Both watchers find the struct conn through their data pointer.
  */
 
 #ifndef NBD_LIBEV_EXAMPLES_CONN_H
 #define NBD_LIBEV_EXAMPLES_CONN_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include <libnbd.h>
 #include <ev.h>
 
+#include "connect.h"
+#include "stop.h"
+
+/* The default for --timeout, in seconds.  Long enough for storage that
+ * pauses: Linux gives a SCSI command 30 seconds before it aborts and
+ * retries it, and a server behind such a disk may be silent for a retry
+ * or two; short enough that an unattended job with a server that has
+ * stopped fails within minutes instead of hanging forever.
+ */
+#define DEFAULT_TIMEOUT 120
+
+struct conn;
+
+/* Fills buf with the oldest command still outstanding on c, such as
+ * "read at offset 0 length 1048576", for the timeout message.
+ */
+typedef void (*conn_describe_fn) (const struct conn *c, char *buf,
+                                  size_t len);
+
 struct conn {
-  ev_io io;                     /* first member: the callback casts back */
+  ev_io io;
+  ev_timer timer;
   struct ev_loop *loop;
   struct nbd_handle *nbd;
   const char *name;             /* "source" or "destination", for messages */
+  const char *uri;
+  double timeout;               /* seconds; 0: none */
+  uint64_t socket_buffer;       /* set once connected, if not 0 */
+  bool connected;               /* the handshake is done */
+  bool waiting;                 /* at the last update, waiting for the server */
+  ev_tstamp last_reply;         /* the server last sent something, or we
+                                   started waiting for it */
+  conn_describe_fn describe;    /* optional, for the timeout message */
+  char lost[256];               /* why the connection was lost, or "" */
 };
 
-/* Start watching c->nbd, a connected handle, in loop.  name labels
- * messages.
+/* Open a handle and start connecting it to uri, in loop.  timeout (in
+ * seconds, 0 for none) covers the handshake and, later, every wait for
+ * a reply.  Fatal if the URI is bad or the connection is refused.
+ */
+void conn_connect (struct conn *c, struct ev_loop *loop, const char *name,
+                   const char *uri, const struct connect_options *opts,
+                   double timeout);
+
+/* Run the loop until every connection in conns has finished its
+ * handshake (or died, which is fatal).
+ */
+void conn_wait_connected (struct conn *const conns[], size_t n);
+
+/* Start watching c->nbd, a handle connected by other means, in loop,
+ * without a timeout.  name labels messages.
  */
 void conn_start (struct conn *c, struct ev_loop *loop, const char *name);
 
@@ -55,17 +121,17 @@ void conn_start (struct conn *c, struct ev_loop *loop, const char *name);
  */
 void conn_update (struct conn *c);
 
-/* Fatal, with one line naming the connection, if the server has closed
- * it or it has failed.
+/* If the connection is lost, record that as a failure in s: the program
+ * then stops, and reports it unless an earlier failure came first.
  */
-void conn_check (const struct conn *c);
+void conn_check (const struct conn *c, struct stop *s);
 
 /* The text for a failed command's errno.  NBD servers answer commands
  * with ESHUTDOWN while they shut down, which strerror words for sockets.
  */
 const char *conn_strerror (int err);
 
-/* Stop the watcher; the handle stays open. */
+/* Stop both watchers; the handle stays open. */
 void conn_stop (struct conn *c);
 
 #endif /* NBD_LIBEV_EXAMPLES_CONN_H */

@@ -32,13 +32,16 @@
  * may go past that with the FORCE variants, which are tried first so
  * that a benchmark measures the size asked for.
  */
-static void
-set_buffers (int fd, uint64_t size, const char *name)
+void
+set_socket_buffers (struct nbd_handle *nbd, const char *name, uint64_t size)
 {
+  int fd = nbd_aio_get_fd (nbd);
   int v = size > INT32_MAX / 2 ? INT32_MAX / 2 : (int) size;
   int snd = 0, rcv = 0;
   socklen_t len = sizeof snd;
 
+  if (fd == -1)
+    die ("%s: %s", name, nbd_get_error ());
   if (setsockopt (fd, SOL_SOCKET, SO_SNDBUFFORCE, &v, sizeof v) == -1 &&
       setsockopt (fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof v) == -1)
     die ("%s: SO_SNDBUF: %s", name, strerror (errno));
@@ -54,8 +57,7 @@ set_buffers (int fd, uint64_t size, const char *name)
 }
 
 struct nbd_handle *
-connect_uri (const char *uri, const char *name,
-             const struct connect_options *opts)
+open_handle (const char *name, const struct connect_options *opts)
 {
   struct nbd_handle *nbd = nbd_create ();
 
@@ -73,14 +75,28 @@ connect_uri (const char *uri, const char *name,
    */
   if (nbd_set_uri_allow_local_file (nbd, true) == -1)
     die ("%s: %s", name, nbd_get_error ());
-  if (nbd_connect_uri (nbd, uri) == -1) {
-    /* A program that names the image by its URI need not hear it twice. */
-    if (strcmp (name, uri) == 0)
-      die ("%s: cannot connect: %s", name, nbd_get_error ());
-    die ("%s: cannot connect to %s: %s", name, uri, nbd_get_error ());
-  }
+  return nbd;
+}
+
+void
+connect_failed (const char *name, const char *uri)
+{
+  /* A program that names the image by its URI need not hear it twice. */
+  if (strcmp (name, uri) == 0)
+    die ("%s: cannot connect: %s", name, nbd_get_error ());
+  die ("%s: cannot connect to %s: %s", name, uri, nbd_get_error ());
+}
+
+struct nbd_handle *
+connect_uri (const char *uri, const char *name,
+             const struct connect_options *opts)
+{
+  struct nbd_handle *nbd = open_handle (name, opts);
+
+  if (nbd_connect_uri (nbd, uri) == -1)
+    connect_failed (name, uri);
   if (opts->socket_buffer > 0)
-    set_buffers (nbd_aio_get_fd (nbd), opts->socket_buffer, name);
+    set_socket_buffers (nbd, name, opts->socket_buffer);
   return nbd;
 }
 

@@ -1,10 +1,10 @@
-/* nbd-libev-examples: opening NBD connections for the examples.
+/* nbd-libev-examples: opening NBD handles and checking their limits.
  *
  * Every example opens its handles the same way: create, set the options
- * that matter before the handshake, connect synchronously (the event
- * loop only starts once both ends are known to work, so a bad URI or a
- * dead server is reported before anything is read or written), and check
- * the sizes the program will use against the server's block size limits.
+ * that matter before the handshake, connect (the programs do it inside
+ * their libev loop, common/conn.c; small tools without a loop use
+ * connect_uri), and check the sizes the program will use against the
+ * server's block size limits before anything is read or written.
  */
 
 #ifndef NBD_LIBEV_EXAMPLES_CONNECT_H
@@ -37,8 +37,23 @@ struct connect_options {
   uint64_t socket_buffer;
 };
 
-/* Connect to uri.  name ("source", "destination") labels messages.
- * Any failure is fatal, with libnbd's message.
+/* A new handle with the options set, not yet connected.  name
+ * ("source", "destination") labels messages.  Fatal on failure.
+ */
+struct nbd_handle *open_handle (const char *name,
+                                const struct connect_options *opts);
+
+/* Die with libnbd's error for a connection to uri that failed. */
+void connect_failed (const char *name, const char *uri)
+  __attribute__ ((noreturn));
+
+/* Set SO_SNDBUF and SO_RCVBUF of a connected handle's socket. */
+void set_socket_buffers (struct nbd_handle *nbd, const char *name,
+                         uint64_t size);
+
+/* Without an event loop: open a handle and connect it to uri,
+ * blocking until the handshake is done.  Any failure is fatal, with
+ * libnbd's message.
  */
 struct nbd_handle *connect_uri (const char *uri, const char *name,
                                 const struct connect_options *opts);

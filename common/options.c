@@ -70,6 +70,16 @@ option_socket_buffer (const char *arg)
   return v;
 }
 
+unsigned
+option_timeout (const char *arg)
+{
+  unsigned v;
+
+  if (parse_count (arg, 0, 86400, &v) == -1)
+    die ("--timeout: '%s' is not a number of seconds from 0 to 86400", arg);
+  return v;
+}
+
 int
 option_progress (const char *arg)
 {

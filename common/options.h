@@ -56,6 +56,9 @@ uint64_t option_block_size (const char *arg);
 /* --socket-buffer=SIZE: MIN_SOCKET_BUFFER to MAX_SOCKET_BUFFER. */
 uint64_t option_socket_buffer (const char *arg);
 
+/* --timeout=SECONDS: whole seconds, 0 (no timeout) to a day. */
+unsigned option_timeout (const char *arg);
+
 /* -p, --progress[=FD]: PROGRESS_BAR without a value, else FD, which
  * must be an open file descriptor (common/util.h has the formats).
  */

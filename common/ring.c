@@ -148,6 +148,33 @@ ring_first_failed (struct ring *ring)
   return first;
 }
 
+struct slot *
+ring_oldest (struct ring *ring, enum slot_state state)
+{
+  struct slot *oldest = NULL;
+  unsigned i;
+
+  for (i = 0; i < ring->nr_slots; i++) {
+    struct slot *slot = &ring->slots[i];
+
+    if (slot->state == state && (oldest == NULL || slot->seq < oldest->seq))
+      oldest = slot;
+  }
+  return oldest;
+}
+
+uint64_t
+ring_low_water (const struct ring *ring, uint64_t next)
+{
+  uint64_t low = next;
+  unsigned i;
+
+  for (i = 0; i < ring->nr_slots; i++)
+    if (ring->slots[i].state != SLOT_IDLE)
+      low = MIN (low, ring->slots[i].offset);
+  return low;
+}
+
 static void
 put_back (struct ring *ring, struct slot *slot)
 {

@@ -105,6 +105,17 @@ void ring_complete (struct slot *slot, int error, enum slot_state next_state);
  */
 struct slot *ring_first_failed (struct ring *ring);
 
+/* The slot in the given state that was taken first, or NULL: the oldest
+ * command of one kind still in flight.
+ */
+struct slot *ring_oldest (struct ring *ring, enum slot_state state);
+
+/* The lowest offset of a slot in use, or next if none is: when slots go
+ * back to the ring as their work completes, everything below it is
+ * done.
+ */
+uint64_t ring_low_water (const struct ring *ring, uint64_t next);
+
 /* RING_ANY_ORDER: give a slot back at once, whatever its age. */
 void ring_release (struct slot *slot);
 

@@ -42,7 +42,7 @@
  *
  *   cc -O2 -Icommon examples/checksum-libev.c common/blkhash.c \
  *     common/conn.c common/connect.c common/extents.c common/options.c \
- *     common/pool.c common/ring.c common/util.c \
+ *     common/pool.c common/ring.c common/stop.c common/util.c \
  *     -o checksum-libev -pthread -lnbd -lev -lcrypto
  */
 
@@ -72,6 +72,7 @@
 #include "options.h"
 #include "pool.h"
 #include "ring.h"
+#include "stop.h"
 #include "util.h"
 
 /* Reads in flight.  Enough to keep every hash thread busy with one slot
@@ -123,6 +124,7 @@ static uint64_t next_offset;    /* where the next slot starts */
 static uint64_t bytes_hashed;   /* everything before this is in the hash */
 static uint64_t nr_passed;      /* slots given to the pool or passed over */
 static struct progress progress;
+static struct stop stop;
 
 /* The digest area of a data slot: room for the digests of a full
  * request's blocks, allocated once.  Per slot, not per thread, so that
@@ -291,16 +293,19 @@ start_slots (void)
   extents_pump (&map, next_offset, ahead);
 }
 
-/* A failed read or hash ends the program.  A failed read's buffer is
- * never hashed: with pread_initialize off it holds whatever the
- * previous read left.
+/* A failed read or hash ends the program, cleanly (common/stop.h): the
+ * failure is kept for the last line, no new read starts, and the
+ * program exits once the reads in flight are over, with no digest.  A
+ * failed read's buffer is never hashed: with pread_initialize off it
+ * holds whatever the previous read left.
  */
-static void __attribute__ ((noreturn))
+static void
 slot_failed (const struct slot *slot, const char *what)
 {
   slot_debug (slot, "failed");
-  die ("%s: %s failed at offset %" PRIu64 " length %" PRIu64 ": %s",
-       image, what, slot->offset, slot->length, conn_strerror (slot->error));
+  stop_fail (&stop, "%s: %s failed at offset %" PRIu64 " length %" PRIu64
+             ": %s", image, what, slot->offset, slot->length,
+             conn_strerror (slot->error));
 }
 
 /* Give slots to the hash threads in issue order, which is offset order,
@@ -320,8 +325,10 @@ give_ready (void)
   while (nr_passed < ring->next_seq) {
     slot = ring_at (ring, nr_passed);
     if (slot->kind == KIND_DATA) {
-      if (slot->state == SLOT_FAILED)
+      if (slot->state == SLOT_FAILED) {
         slot_failed (slot, "read");
+        break;
+      }
       if (slot->state != SLOT_READ_DONE)
         break;
       slot->state = SLOT_HASHING;
@@ -358,8 +365,10 @@ retire_hashed (void)
   unsigned n = 0;
 
   while ((slot = ring_head (ring)) != NULL && slot_hashed (slot)) {
-    if (slot->state == SLOT_FAILED)
+    if (slot->state == SLOT_FAILED) {
       slot_failed (slot, "hashing");
+      break;
+    }
     if (slot->kind == KIND_ZERO)
       blkhash_feed_zero_blocks (&hash, slot->length / hash.block_size);
     else
@@ -386,15 +395,48 @@ static void
 pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
 {
   /* A lost connection fails every read in flight: report the loss. */
-  conn_check (&src);
-  do {
+  conn_check (&src, &stop);
+  while (!stop_requested (&stop)) {
     start_slots ();
     give_ready ();
-  } while (retire_hashed () > 0);
+    if (retire_hashed () == 0)
+      break;
+  }
 
-  if (bytes_hashed == size)
+  /* Stopping, on a signal or a failure: wait only for the commands in
+   * flight.  What the hash threads still hold is theirs to finish.
+   */
+  if (stop_requested (&stop) ? nbd_aio_in_flight (src.nbd) <= 0
+      : bytes_hashed == size)
     ev_break (loop, EVBREAK_ALL);
   conn_update (&src);
+}
+
+/* For the timeout message: the oldest read still in flight. */
+static void
+describe_oldest (const struct conn *c, char *buf, size_t len)
+{
+  const struct slot *slot = ring_oldest (ring, SLOT_READING);
+
+  if (slot == NULL)
+    snprintf (buf, len, "block status");
+  else
+    snprintf (buf, len, "read at offset %" PRIu64 " length %" PRIu64,
+              slot->offset, slot->length);
+}
+
+/* After a signal or a failure, once no read is in flight: say how far
+ * the hash got, disconnect cleanly, and exit without a digest.
+ */
+static void __attribute__ ((noreturn))
+stopped (void)
+{
+  if (stop.signum != 0)
+    fprintf (stderr, "%s: interrupted by %s after hashing %" PRIu64
+             " of %" PRIu64 " bytes; no digest\n", progname,
+             stop_signal_name (&stop), bytes_hashed, size);
+  nbd_shutdown (src.nbd, 0);
+  stop_exit (&stop);
 }
 
 static void __attribute__ ((noreturn))
@@ -420,13 +462,16 @@ usage (FILE *fp, int status)
 "                      suffixes k, M, G are powers of 1024\n"
 "  --socket-buffer=SIZE\n"
 "                      set SO_SNDBUF and SO_RCVBUF of the socket\n"
+"  --timeout=SECONDS   fail if the server sends nothing for this long\n"
+"                      while a read waits for it (default %d, 0 for never)\n"
 "  -p, --progress      show a progress bar on stderr, if it is a terminal\n"
 "  --progress=FD       write progress to file descriptor FD as N/100 lines\n"
 "  -v, --verbose       print one line per request event, with timings\n"
 "  -h, --help          show this help and exit\n"
 "  -V, --version       show the version and exit\n",
            progname, MAX_REQUESTS, CHECKSUM_REQUESTS,
-           MIN_REQUEST_SIZE, MAX_REQUEST_SIZE / (1024 * 1024));
+           MIN_REQUEST_SIZE, MAX_REQUEST_SIZE / (1024 * 1024),
+           DEFAULT_TIMEOUT);
   exit (status);
 }
 
@@ -434,7 +479,7 @@ int
 main (int argc, char *argv[])
 {
   enum { OPT_DIGEST = 256, OPT_BLOCK_SIZE, OPT_REQUESTS, OPT_REQUEST_SIZE,
-         OPT_SOCKET_BUFFER };
+         OPT_SOCKET_BUFFER, OPT_TIMEOUT };
   static const struct option long_options[] = {
     { "digest",       required_argument, NULL, OPT_DIGEST },
     { "block-size",   required_argument, NULL, OPT_BLOCK_SIZE },
@@ -442,6 +487,7 @@ main (int argc, char *argv[])
     { "request-size", required_argument, NULL, OPT_REQUEST_SIZE },
     { "progress",     optional_argument, NULL, 'p' },
     { "socket-buffer", required_argument, NULL, OPT_SOCKET_BUFFER },
+    { "timeout",      required_argument, NULL, OPT_TIMEOUT },
     { "verbose",      no_argument,       NULL, 'v' },
     { "help",         no_argument,       NULL, 'h' },
     { "version",      no_argument,       NULL, 'V' },
@@ -456,6 +502,7 @@ main (int argc, char *argv[])
     .pread_initialize = false, .want_extents = true,
   };
   int progress_mode = PROGRESS_NONE;
+  unsigned timeout = DEFAULT_TIMEOUT;
   char hex[BLKHASH_HEX_SIZE];
   ev_prepare pump;
   struct ev_loop *loop;
@@ -478,6 +525,9 @@ main (int argc, char *argv[])
       break;
     case OPT_SOCKET_BUFFER:
       opts.socket_buffer = option_socket_buffer (optarg);
+      break;
+    case OPT_TIMEOUT:
+      timeout = option_timeout (optarg);
       break;
     case 'p':
       progress_mode = option_progress (optarg);
@@ -523,7 +573,10 @@ main (int argc, char *argv[])
          (uint64_t) requests * area_size / (1024 * 1024),
          MAX_DIGEST_MEMORY / (1024 * 1024));
 
-  src.nbd = connect_uri (image, image, &opts);
+  loop = EV_DEFAULT;
+  stop_init (&stop, loop);
+  conn_connect (&src, loop, image, image, &opts, timeout);
+  conn_wait_connected ((struct conn *const []) { &src }, 1);
   check_request_size (src.nbd, image, request_size);
   size = export_size (src.nbd, image);
   check_image_end (src.nbd, image, size);
@@ -537,8 +590,7 @@ main (int argc, char *argv[])
          "%u requests of %" PRIu64 " bytes", size, digest, block_size,
          requests, request_size);
 
-  loop = EV_DEFAULT;
-  conn_start (&src, loop, image);
+  src.describe = describe_oldest;
   ev_prepare_init (&pump, pump_cb);
   ev_prepare_start (loop, &pump);
 
@@ -555,6 +607,8 @@ main (int argc, char *argv[])
   ev_run (loop, 0);
   /* The digest follows on stdout: clear the bar, as blksum does. */
   progress_done (&progress, bytes_hashed, false);
+  if (stop_requested (&stop))
+    stopped ();
 
   pool_stop (&pool);
   ev_prepare_stop (loop, &pump);

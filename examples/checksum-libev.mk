@@ -11,6 +11,7 @@ examples_checksum_libev_SOURCES = \
 	$(COMMON_OPTIONS) \
 	$(COMMON_POOL) \
 	$(COMMON_RING) \
+	$(COMMON_STOP) \
 	$(COMMON_UTIL) \
 	$(NULL)
 # -pthread: the block digests are computed on a pool of hash threads.

@@ -26,8 +26,8 @@
  * memory destination).  Build it on its own from the repository root:
  *
  *   cc -O2 -Icommon examples/copy-libev.c common/conn.c common/connect.c \
- *     common/flush.c common/options.c common/ring.c common/util.c \
- *     -o copy-libev -lnbd -lev
+ *     common/flush.c common/options.c common/ring.c common/stop.c \
+ *     common/util.c -o copy-libev -lnbd -lev
  */
 
 #ifdef HAVE_CONFIG_H
@@ -52,13 +52,14 @@
 #include "flush.h"
 #include "options.h"
 #include "ring.h"
+#include "stop.h"
 #include "util.h"
 
 /* What a slot is doing, kept in slot->kind for messages. */
 enum op { OP_READ, OP_WRITE };
 static const char *const op_names[] = {
-  [OP_READ] = "source: read",
-  [OP_WRITE] = "destination: write",
+  [OP_READ] = "read",
+  [OP_WRITE] = "write",
 };
 
 static struct conn src, dst;
@@ -69,6 +70,7 @@ static uint64_t bytes_done;     /* bytes the destination confirmed */
 static bool want_flush;
 static struct flush flush;
 static struct progress progress;
+static struct stop stop;
 
 /* Completion callbacks run inside libnbd while it holds the handle's
  * lock, so they must not start new commands on that handle.  They only
@@ -99,8 +101,8 @@ start_read (struct slot *slot)
   slot_debug (slot, "read");
   if (nbd_aio_pread (src.nbd, slot->buf, slot->length, slot->offset,
                      cb, 0) == -1)
-    die ("%s at offset %" PRIu64 " length %" PRIu64 ": %s",
-         op_names[OP_READ], slot->offset, slot->length, nbd_get_error ());
+    die ("source: read at offset %" PRIu64 " length %" PRIu64 ": %s",
+         slot->offset, slot->length, nbd_get_error ());
 }
 
 static void
@@ -113,21 +115,25 @@ start_write (struct slot *slot)
   slot_debug (slot, "write");
   if (nbd_aio_pwrite (dst.nbd, slot->buf, slot->length, slot->offset,
                       cb, 0) == -1)
-    die ("%s at offset %" PRIu64 " length %" PRIu64 ": %s",
-         op_names[OP_WRITE], slot->offset, slot->length, nbd_get_error ());
+    die ("destination: write at offset %" PRIu64 " length %" PRIu64 ": %s",
+         slot->offset, slot->length, nbd_get_error ());
 }
 
-/* A failed command ends the copy.  The slot's buffer is never written
- * anywhere after a failed read: with pread_initialize off it holds
- * whatever the previous request left, not the source's data.
+/* A failed command ends the copy, but cleanly (common/stop.h): the
+ * first failure is kept for the last line, no new command starts, and
+ * the program exits once the commands in flight are over.  The slot's
+ * buffer is never written anywhere after a failed read: with
+ * pread_initialize off it holds whatever the previous request left,
+ * not the source's data.
  */
-static void __attribute__ ((noreturn))
+static void
 slot_failed (const struct slot *slot)
 {
   slot_debug (slot, "failed");
-  die ("%s failed at offset %" PRIu64 " length %" PRIu64 ": %s",
-       op_names[slot->kind], slot->offset, slot->length,
-       conn_strerror (slot->error));
+  stop_fail (&stop, "%s: %s failed at offset %" PRIu64 " length %" PRIu64
+             ": %s", slot->kind == OP_READ ? src.name : dst.name,
+             op_names[slot->kind], slot->offset, slot->length,
+             conn_strerror (slot->error));
 }
 
 /* A slot's last command is done: count it and give the slot back. */
@@ -151,6 +157,33 @@ copy_finished (void)
   return !want_flush || flush_finished (&flush, dst.nbd, "destination");
 }
 
+/* Once stopping: true when no command is in flight on either
+ * connection.  After a signal, --flush still makes the copy so far
+ * durable; by then every write below the offset reported is complete.
+ */
+static bool
+stop_finished (void)
+{
+  if (nbd_aio_in_flight (src.nbd) > 0 || nbd_aio_in_flight (dst.nbd) > 0)
+    return false;
+  return stop.signum == 0 || !want_flush ||
+    flush_finished (&flush, dst.nbd, "destination");
+}
+
+/* For the timeout message: the oldest command still waiting on c. */
+static void
+describe_oldest (const struct conn *c, char *buf, size_t len)
+{
+  const struct slot *slot =
+    ring_oldest (ring, c == &src ? SLOT_READING : SLOT_WRITING);
+
+  if (slot == NULL)
+    snprintf (buf, len, "%s", c == &src ? "block status" : "flush");
+  else
+    snprintf (buf, len, "%s at offset %" PRIu64 " length %" PRIu64,
+              op_names[slot->kind], slot->offset, slot->length);
+}
+
 /* The program's one prepare callback, run before the loop blocks each
  * time: act on every slot whose command completed, fill idle slots with
  * reads, and last, let each connection wait for what its handle now
@@ -167,8 +200,8 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
    * command in flight on it, and a finished read must not start a write
    * on a handle that is gone.
    */
-  conn_check (&src);
-  conn_check (&dst);
+  conn_check (&src, &stop);
+  conn_check (&dst, &stop);
   if ((slot = ring_first_failed (ring)) != NULL)
     slot_failed (slot);
 
@@ -177,7 +210,8 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
     switch (slot->state) {
     case SLOT_READ_DONE:
       slot_debug (slot, "read done");
-      start_write (slot);
+      if (!stop_requested (&stop))
+        start_write (slot);
       break;
     case SLOT_DONE:
       slot_debug (slot, "done");
@@ -192,17 +226,33 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
     }
   }
 
-  while (next_offset < size &&
+  while (!stop_requested (&stop) && next_offset < size &&
          (slot = ring_take (ring, next_offset,
                             MIN (ring->buf_size, size - next_offset))) != NULL) {
     next_offset += slot->length;
     start_read (slot);
   }
 
-  if (copy_finished ())
+  if (stop_requested (&stop) ? stop_finished () : copy_finished ())
     ev_break (loop, EVBREAK_ALL);
   conn_update (&src);
   conn_update (&dst);
+}
+
+/* After a signal or a failure, once nothing is in flight: say what was
+ * done, leave both servers with a clean disconnect, and exit.
+ */
+static void __attribute__ ((noreturn))
+stopped (void)
+{
+  if (stop.signum != 0)
+    fprintf (stderr, "%s: interrupted by %s after %" PRIu64 " bytes; the "
+             "destination is complete below offset %" PRIu64 "\n", progname,
+             stop_signal_name (&stop), bytes_done,
+             ring_low_water (ring, next_offset));
+  nbd_shutdown (dst.nbd, 0);
+  nbd_shutdown (src.nbd, 0);
+  stop_exit (&stop);
 }
 
 static void __attribute__ ((noreturn))
@@ -223,13 +273,16 @@ usage (FILE *fp, int status)
 "  --flush             flush the destination when the copy is done\n"
 "  --socket-buffer=SIZE\n"
 "                      set SO_SNDBUF and SO_RCVBUF of both sockets\n"
+"  --timeout=SECONDS   fail if a server sends nothing for this long while\n"
+"                      a command waits for it (default %d, 0 for never)\n"
 "  -p, --progress      show a progress bar on stderr, if it is a terminal\n"
 "  --progress=FD       write progress to file descriptor FD as N/100 lines\n"
 "  -v, --verbose       print one line per request event, with timings\n"
 "  -h, --help          show this help and exit\n"
 "  -V, --version       show the version and exit\n",
            progname, MAX_REQUESTS, DEFAULT_REQUESTS,
-           MIN_REQUEST_SIZE, MAX_REQUEST_SIZE / (1024 * 1024));
+           MIN_REQUEST_SIZE, MAX_REQUEST_SIZE / (1024 * 1024),
+           DEFAULT_TIMEOUT);
   exit (status);
 }
 
@@ -237,7 +290,7 @@ int
 main (int argc, char *argv[])
 {
   enum { OPT_REQUESTS = 256, OPT_REQUEST_SIZE, OPT_INIT, OPT_NO_INIT,
-         OPT_FLUSH, OPT_SOCKET_BUFFER };
+         OPT_FLUSH, OPT_SOCKET_BUFFER, OPT_TIMEOUT };
   static const struct option long_options[] = {
     { "requests",     required_argument, NULL, OPT_REQUESTS },
     { "request-size", required_argument, NULL, OPT_REQUEST_SIZE },
@@ -246,6 +299,7 @@ main (int argc, char *argv[])
     { "flush",        no_argument,       NULL, OPT_FLUSH },
     { "progress",     optional_argument, NULL, 'p' },
     { "socket-buffer", required_argument, NULL, OPT_SOCKET_BUFFER },
+    { "timeout",      required_argument, NULL, OPT_TIMEOUT },
     { "verbose",      no_argument,       NULL, 'v' },
     { "help",         no_argument,       NULL, 'h' },
     { "version",      no_argument,       NULL, 'V' },
@@ -256,6 +310,7 @@ main (int argc, char *argv[])
   struct connect_options src_opts = { .pread_initialize = false };
   struct connect_options dst_opts = { .pread_initialize = false };
   int progress_mode = PROGRESS_NONE;
+  unsigned timeout = DEFAULT_TIMEOUT;
   ev_prepare pump;
   struct ev_loop *loop;
   int c;
@@ -285,6 +340,9 @@ main (int argc, char *argv[])
       src_opts.socket_buffer = option_socket_buffer (optarg);
       dst_opts.socket_buffer = src_opts.socket_buffer;
       break;
+    case OPT_TIMEOUT:
+      timeout = option_timeout (optarg);
+      break;
     case 'p':
       progress_mode = option_progress (optarg);
       break;
@@ -307,8 +365,12 @@ main (int argc, char *argv[])
   /* Connect both ends and check every limit before the first byte is
    * read, so bad input never leaves a half-written destination.
    */
-  src.nbd = connect_uri (argv[optind], "source", &src_opts);
-  dst.nbd = connect_uri (argv[optind + 1], "destination", &dst_opts);
+  loop = EV_DEFAULT;
+  stop_init (&stop, loop);
+  conn_connect (&src, loop, "source", argv[optind], &src_opts, timeout);
+  conn_connect (&dst, loop, "destination", argv[optind + 1], &dst_opts,
+                timeout);
+  conn_wait_connected ((struct conn *const []) { &src, &dst }, 2);
   size = check_copy (src.nbd, dst.nbd, request_size);
 
   ring = ring_new (requests, request_size, RING_ANY_ORDER);
@@ -319,15 +381,16 @@ main (int argc, char *argv[])
          " bytes, read buffers %s", size, requests, request_size,
          src_opts.pread_initialize ? "initialized" : "not initialized");
 
-  loop = EV_DEFAULT;
-  conn_start (&src, loop, "source");
-  conn_start (&dst, loop, "destination");
+  src.describe = describe_oldest;
+  dst.describe = describe_oldest;
   ev_prepare_init (&pump, pump_cb);
   ev_prepare_start (loop, &pump);
 
   progress_init (&progress, progress_mode, size);
   ev_run (loop, 0);
   progress_done (&progress, bytes_done, true);
+  if (stop_requested (&stop))
+    stopped ();
 
   ev_prepare_stop (loop, &pump);
   conn_stop (&src);

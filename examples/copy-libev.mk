@@ -9,6 +9,7 @@ examples_copy_libev_SOURCES = \
 	$(COMMON_FLUSH) \
 	$(COMMON_OPTIONS) \
 	$(COMMON_RING) \
+	$(COMMON_STOP) \
 	$(COMMON_UTIL) \
 	$(NULL)
 examples_copy_libev_CFLAGS = \

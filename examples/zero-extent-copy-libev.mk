@@ -10,6 +10,7 @@ examples_zero_extent_copy_libev_SOURCES = \
 	$(COMMON_FLUSH) \
 	$(COMMON_OPTIONS) \
 	$(COMMON_RING) \
+	$(COMMON_STOP) \
 	$(COMMON_UTIL) \
 	$(NULL)
 examples_zero_extent_copy_libev_CFLAGS = \

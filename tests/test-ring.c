@@ -184,6 +184,31 @@ test_first_failed (void)
   ring_free (ring);
 }
 
+/* The oldest slot in a state is the one taken first; the low water
+ * mark is the lowest offset still in use, or the next offset.
+ */
+static void
+test_oldest_and_low_water (void)
+{
+  struct ring *ring = ring_new (3, 0, RING_ANY_ORDER);
+  struct slot *a = ring_take (ring, 200, 100);
+  struct slot *b = ring_take (ring, 0, 100);
+  struct slot *c = ring_take (ring, 100, 100);
+
+  CHECK (ring_oldest (ring, SLOT_READING) == a);
+  CHECK (ring_oldest (ring, SLOT_WRITING) == NULL);
+  a->state = SLOT_WRITING;
+  CHECK (ring_oldest (ring, SLOT_READING) == b);
+  CHECK (ring_oldest (ring, SLOT_WRITING) == a);
+  CHECK (ring_low_water (ring, 300) == 0);
+  ring_release (b);
+  CHECK (ring_low_water (ring, 300) == 100);
+  ring_release (c);
+  ring_release (a);
+  CHECK (ring_low_water (ring, 300) == 300);
+  ring_free (ring);
+}
+
 int
 main (void)
 {
@@ -194,5 +219,6 @@ main (void)
   test_in_order_wrap ();
   test_failure ();
   test_first_failed ();
+  test_oldest_and_low_water ();
   return check_status ("test-ring");
 }

@@ -1,0 +1,101 @@
+/* nbd-libev-examples: stopping cleanly.  See stop.h. */
+
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <ev.h>
+
+#include "stop.h"
+#include "util.h"
+
+/* The grace period is over and commands are still in flight: their
+ * servers are not answering, so there is nothing left to wait for.
+ */
+static void
+grace_cb (struct ev_loop *loop, ev_timer *w, int revents)
+{
+  struct stop *s = w->data;
+
+  if (s->message[0] == '\0')
+    die ("interrupted by %s; commands still in flight after %g s, "
+         "exiting without waiting for them", stop_signal_name (s), STOP_GRACE);
+  fprintf (stderr, "%s: %s\n", progname, s->message);
+  exit (s->status);
+}
+
+/* Start stopping: the first reason wins, and the grace period starts. */
+static void
+begin (struct stop *s, int status)
+{
+  s->status = status;
+  ev_timer_set (&s->grace, STOP_GRACE, 0);
+  ev_timer_start (s->loop, &s->grace);
+}
+
+static void
+signal_cb (struct ev_loop *loop, ev_signal *w, int revents)
+{
+  struct stop *s = w->data;
+
+  /* A second signal, or a signal while stopping after a failure: the
+   * user does not want to wait.
+   */
+  if (stop_requested (s)) {
+    fprintf (stderr, "%s: interrupted again by %s: exiting at once\n",
+             progname, w->signum == SIGINT ? "SIGINT" : "SIGTERM");
+    exit (128 + w->signum);
+  }
+  s->signum = w->signum;
+  begin (s, 128 + w->signum);
+}
+
+void
+stop_init (struct stop *s, struct ev_loop *loop)
+{
+  s->loop = loop;
+  s->signum = 0;
+  s->status = 0;
+  s->message[0] = '\0';
+  ev_signal_init (&s->sigint, signal_cb, SIGINT);
+  s->sigint.data = s;
+  ev_signal_start (loop, &s->sigint);
+  ev_signal_init (&s->sigterm, signal_cb, SIGTERM);
+  s->sigterm.data = s;
+  ev_signal_start (loop, &s->sigterm);
+  ev_init (&s->grace, grace_cb);
+  s->grace.data = s;
+}
+
+void
+stop_fail (struct stop *s, const char *fmt, ...)
+{
+  va_list ap;
+
+  if (stop_requested (s))
+    return;
+  va_start (ap, fmt);
+  vsnprintf (s->message, sizeof s->message, fmt, ap);
+  va_end (ap);
+  begin (s, EXIT_FAILURE);
+}
+
+const char *
+stop_signal_name (const struct stop *s)
+{
+  return s->signum == SIGINT ? "SIGINT" : s->signum == SIGTERM ? "SIGTERM"
+    : "a signal";
+}
+
+void
+stop_exit (struct stop *s)
+{
+  if (s->message[0] != '\0')
+    die ("%s", s->message);
+  exit (s->status);
+}

@@ -1,0 +1,67 @@
+/* nbd-libev-examples: stopping a libev program without hurting its
+ * servers.
+ *
+ * A program that must stop in the middle of its work, because the user
+ * pressed Ctrl-C (SIGINT), was sent SIGTERM, or a command failed, should
+ * not simply exit: its servers are still answering the commands in
+ * flight, and a server may not expect the client to vanish with replies
+ * pending (nbdkit 1.32 aborts then, taking down a server that other
+ * clients may share).  So it stops in steps:
+ *
+ *  1. stop_fail, or one of the signals, records why, once: the first
+ *     failure is the one reported.  From then on stop_requested is true
+ *     and the program's prepare callback starts no new commands.
+ *
+ *  2. The program keeps its loop running until no handle has a command
+ *     in flight, then breaks out of it.  A grace timer bounds the wait:
+ *     after STOP_GRACE seconds the program exits with what it has.  A
+ *     second signal also ends it at once.
+ *
+ *  3. The program shuts its connections down cleanly (nbd_shutdown),
+ *     says what it did, and calls stop_exit, which prints the recorded
+ *     failure and exits: status 1 for a failure, 128 + the signal
+ *     number for a signal, as a shell reports it.
+ */
+
+#ifndef NBD_LIBEV_EXAMPLES_STOP_H
+#define NBD_LIBEV_EXAMPLES_STOP_H
+
+#include <stdbool.h>
+
+#include <ev.h>
+
+/* How long the commands in flight get to finish once the program is
+ * stopping.  Replies come in milliseconds from a working server; one
+ * that takes longer than this is not working.
+ */
+#define STOP_GRACE 5.0
+
+struct stop {
+  ev_signal sigint, sigterm;
+  ev_timer grace;
+  struct ev_loop *loop;
+  int signum;                   /* the signal that stopped us, or 0 */
+  int status;                   /* 0 while running, then the exit status */
+  char message[512];            /* the failure to report, or "" */
+};
+
+/* Watch for SIGINT and SIGTERM in loop. */
+void stop_init (struct stop *s, struct ev_loop *loop);
+
+/* Record a failure and start stopping.  Only the first is kept. */
+void stop_fail (struct stop *s, const char *fmt, ...)
+  __attribute__ ((format (printf, 2, 3)));
+
+static inline bool
+stop_requested (const struct stop *s)
+{
+  return s->status != 0;
+}
+
+/* The signal's name, such as "SIGINT". */
+const char *stop_signal_name (const struct stop *s);
+
+/* Print the recorded failure, if any, and exit with the status. */
+void stop_exit (struct stop *s) __attribute__ ((noreturn));
+
+#endif /* NBD_LIBEV_EXAMPLES_STOP_H */
