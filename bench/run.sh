@@ -349,6 +349,19 @@ done
 sockbuf_note
 run
 
+# Comparison 6: what --timeout costs.  The destination is nbdkit null,
+# whose writes cost next to nothing, so the client's own time shows.
+begin 6 "Timeout cost"
+claim "the default --timeout costs nothing measurable against --timeout=0 (one timer per connection, a stamp per read)"
+source_server "nbdkit pattern $size"
+destination_server "nbdkit null $size"
+fresh no
+cmd "copy-libev" 'copy-libev "$SRC" "$DST"'
+cmd "copy-libev --timeout=0" 'copy-libev --timeout=0 "$SRC" "$DST"'
+cmd "checksum-libev" 'checksum-libev "$SRC"'
+cmd "checksum-libev --timeout=0" 'checksum-libev --timeout=0 "$SRC"'
+run
+
 [ ${#metas[@]} -gt 0 ] || die "BENCH_ONLY='$only' selects no comparison"
 {
   printf 'load_after\t%s\n' "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || :)"

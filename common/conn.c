@@ -67,6 +67,8 @@ timed_out (const struct conn *c)
 {
   char oldest[128];
 
+  if (!c->connected && strcmp (c->name, c->uri) == 0)
+    die ("%s: no NBD handshake within %g s", c->name, c->timeout);
   if (!c->connected)
     die ("%s: no NBD handshake from %s within %g s",
          c->name, c->uri, c->timeout);
@@ -201,13 +203,17 @@ conn_update (struct conn *c)
   if (c->lost[0] != '\0')
     return;
   events = wanted_events (c->nbd);
-  waiting = !c->connected || nbd_aio_in_flight (c->nbd) > 0;
+
   /* A wait starts now: the server has had no chance to answer yet, so
-   * the time it spent idle before does not count against it.
+   * the time it spent idle before does not count against it.  Without
+   * a timeout there is nothing to keep.
    */
-  if (waiting && !c->waiting)
-    c->last_reply = ev_now (c->loop);
-  c->waiting = waiting;
+  if (c->timeout > 0) {
+    waiting = !c->connected || nbd_aio_in_flight (c->nbd) > 0;
+    if (waiting && !c->waiting)
+      c->last_reply = ev_now (c->loop);
+    c->waiting = waiting;
+  }
 
   /* ev_io_set may only be called on a stopped watcher, and restarting a
    * watcher costs an epoll_ctl, so do it only when the mask changes.

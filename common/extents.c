@@ -240,20 +240,28 @@ extents_next (struct extent_map *map, uint64_t offset, uint64_t max_length,
 
 void
 extents_next_sync (struct extent_map *map, uint64_t offset, uint64_t ahead,
-                   struct extent *e)
+                   double timeout, struct extent *e)
 {
+  int ms = timeout > 0 ? (int) (timeout * 1000) : -1;
+  int r;
+
   for (;;) {
     extents_pump (map, offset, ahead);
     if (!map->in_flight && extents_next (map, offset, UINT64_MAX, e))
       return;
-    if (nbd_poll (map->nbd, -1) == -1)
+    r = nbd_poll (map->nbd, ms);
+    if (r == -1)
       die ("%s: %s", map->name, nbd_get_error ());
+    if (r == 0)
+      die ("%s: no reply from the server for %g s; oldest command in "
+           "flight: block status at offset %" PRIu64 " length %" PRIu64,
+           map->name, timeout, map->req_offset, map->req_length);
   }
 }
 
 bool
 extents_reads_as_zero (struct nbd_handle *nbd, const char *name,
-                       uint64_t length)
+                       uint64_t length, double timeout)
 {
   struct extent_map map;
   struct extent e;
@@ -265,7 +273,7 @@ extents_reads_as_zero (struct nbd_handle *nbd, const char *name,
    * at the first data extent without a command left in flight.
    */
   while (zero && offset < length) {
-    extents_next_sync (&map, offset, 1, &e);
+    extents_next_sync (&map, offset, 1, timeout, &e);
     zero = e.zero;
     offset += e.length;
   }

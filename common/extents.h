@@ -101,10 +101,11 @@ bool extents_next (struct extent_map *map, uint64_t offset,
  * length limit, waiting with nbd_poll for as many block-status replies
  * as it takes for the map to reach offset + ahead (or the end of the
  * export).  Returns with no command in flight.  offset must be below
- * the export size.
+ * the export size.  Fatal if a reply takes more than timeout seconds
+ * (0: wait for ever).
  */
 void extents_next_sync (struct extent_map *map, uint64_t offset,
-                        uint64_t ahead, struct extent *e);
+                        uint64_t ahead, double timeout, struct extent *e);
 
 /* Whether the export reads as zeroes over [0, length), from its block
  * status, asked synchronously before the program's loop starts.  It
@@ -113,6 +114,6 @@ void extents_next_sync (struct extent_map *map, uint64_t offset,
  * failing block status, counts as data: the safe answer.
  */
 bool extents_reads_as_zero (struct nbd_handle *nbd, const char *name,
-                            uint64_t length);
+                            uint64_t length, double timeout);
 
 #endif /* NBD_LIBEV_EXAMPLES_EXTENTS_H */

@@ -569,7 +569,7 @@ main (int argc, char *argv[])
     debug ("destination cannot zero: writing buffers of zeroes instead");
   zero_flags = allocated ? LIBNBD_CMD_FLAG_NO_HOLE : 0;
   skip_zeroes = destination_is_zero ||
-    (!allocated && extents_reads_as_zero (dst.nbd, "destination", size));
+    (!allocated && extents_reads_as_zero (dst.nbd, "destination", size, timeout));
 
   ring = ring_new (requests, request_size, RING_ANY_ORDER);
   if (ring == NULL)

@@ -59,6 +59,10 @@ awk '
       echo "${p%%:*} ${p#*:} --socket-buffer=$sb"
     done
   done
+  for p in copy-libev checksum-libev; do
+    echo "6 $p"
+    echo "6 $p --timeout=0"
+  done
 } >"$tmpdir/expected"
 
 diff -u "$tmpdir/expected" "$tmpdir/rows" ||

@@ -37,12 +37,12 @@ main (int argc, char *argv[])
   extents_init (&map, nbd, "source");
 
   while (offset < map.size) {
-    extents_next_sync (&map, offset, 1, &e);
+    extents_next_sync (&map, offset, 1, 0, &e);
     /* Print whole merged extents: while the map ends inside this one,
      * fetch past its end, which merges the next reply into it.
      */
     while (offset + e.length == map.end && map.end < map.size)
-      extents_next_sync (&map, offset, e.length + 1, &e);
+      extents_next_sync (&map, offset, e.length + 1, 0, &e);
     printf ("%" PRIu64 " %" PRIu64 " %s\n",
             e.offset, e.length, e.zero ? "zero" : "data");
     offset += e.length;
@@ -50,7 +50,7 @@ main (int argc, char *argv[])
   printf ("commands %" PRIu64 "\n", map.commands);
   extents_free (&map);
 
-  zero = extents_reads_as_zero (nbd, "source", map.size);
+  zero = extents_reads_as_zero (nbd, "source", map.size, 0);
   printf ("reads as zero: %s\n", zero ? "yes" : "no");
   nbd_close (nbd);
   return EXIT_SUCCESS;

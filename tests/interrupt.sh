@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# SIGINT and SIGTERM stop a program cleanly: the commands in flight
+# finish, one line says what was done, and the exit status is 128 + the
+# signal number.  For the copiers every byte below the offset they
+# report reads back equal to the source.  checksum-libev prints no
+# digest.  A second signal ends the program at once.
+source "$abs_top_srcdir/tests/functions.sh"
+requires nbdkit nbdcopy
+requires_nbdkit_filter delay
+
+# Writes take 200 ms each: a 256 MiB copy takes seconds, not a fraction of one.
+start_nbdkit src pattern 256M
+for prog in copy-libev zero-extent-copy-libev; do
+  for sig in INT TERM; do
+    start_nbdkit dst --filter=delay memory 256M delay-write=200ms
+    $prog "$src" "$dst" 2>"$tmpdir/err" &
+    pid=$!
+    sleep 1
+    kill -$sig $pid
+    status=0
+    wait $pid || status=$?
+    cat "$tmpdir/err"
+    want=$([ $sig = INT ] && echo 130 || echo 143)
+    [ $status -eq "$want" ] || fail "$prog: exit status $status after SIG$sig, expected $want"
+    [ "$(wc -l <"$tmpdir/err")" -eq 1 ] || fail "$prog: not one line"
+    off=$(sed -n "s/^$prog: interrupted by SIG$sig after [0-9]* bytes; the destination is complete below offset \\([0-9]*\\)\$/\\1/p" "$tmpdir/err")
+    [ -n "$off" ] || fail "$prog: no offset reported"
+    [ "$off" -gt 0 ] && [ "$off" -lt $((256 * 1024 * 1024)) ] || fail "$prog: offset $off"
+    read_back "$src" "$tmpdir/a"
+    read_back "$dst" "$tmpdir/b"
+    cmp -n "$off" "$tmpdir/a" "$tmpdir/b" || fail "$prog: bytes below $off differ"
+    # The server is still there and answers.
+    nbdcopy -- "$dst" null: || fail "$prog left the destination server dead"
+    stop_server dst
+  done
+done
+
+# checksum-libev: no digest on stdout.
+start_nbdkit slow --filter=delay pattern 256M delay-read=200ms
+checksum-libev "$slow" >"$tmpdir/out" 2>"$tmpdir/err" &
+pid=$!
+sleep 1
+kill -INT $pid
+status=0
+wait $pid || status=$?
+cat "$tmpdir/err"
+[ $status -eq 130 ] || fail "checksum-libev: exit status $status"
+[ ! -s "$tmpdir/out" ] || fail "checksum-libev printed a digest"
+grep -Eq "^checksum-libev: interrupted by SIGINT after hashing [0-9]+ of 268435456 bytes; no digest\$" "$tmpdir/err" ||
+  fail "checksum-libev: unexpected message"
+
+# A second signal while the commands in flight drain: each write now
+# takes 3 s, so the first SIGINT leaves the copy waiting for them, and
+# the second must end it at once.
+start_nbdkit stuck --filter=delay memory 256M delay-write=3
+copy-libev "$src" "$stuck" 2>"$tmpdir/err" &
+pid=$!
+sleep 1
+kill -INT $pid
+sleep 0.5
+t0=$(date +%s.%N)
+kill -INT $pid
+status=0
+wait $pid || status=$?
+t1=$(date +%s.%N)
+cat "$tmpdir/err"
+[ $status -eq 130 ] || fail "exit status $status after two SIGINTs"
+grep -q "^copy-libev: interrupted again by SIGINT: exiting at once\$" "$tmpdir/err" ||
+  fail "no message for the second SIGINT"
+awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a < 1) }' ||
+  fail "the second SIGINT did not end the program at once"

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# After a failed command the programs stop issuing, wait for the
+# commands still in flight and disconnect cleanly, so a server shared
+# with other clients keeps running: nbdkit 1.32 aborts when a client
+# goes away with replies pending, which these error paths used to do.
+# Each case runs five times against the same servers, with 16 requests
+# in flight, and the servers must answer afterwards.
+source "$abs_top_srcdir/tests/functions.sh"
+requires nbdkit nbdinfo
+requires_nbdkit_filter error
+
+start_nbdkit badread --filter=error pattern 64M error-pread=EIO error-pread-rate=20%
+start_nbdkit badwrite --filter=error memory 64M error-pwrite=EIO error-pwrite-rate=20%
+start_nbdkit good pattern 64M
+start_nbdkit dst memory 64M
+
+alive ()
+{
+  nbdinfo --size "$1" >/dev/null || fail "the server at $1 died after: $2"
+}
+
+for i in 1 2 3 4 5; do
+  for prog in copy-libev zero-extent-copy-libev; do
+    expect_error "source: read failed at offset" $prog --requests=16 "$badread" "$dst"
+    alive "$badread" "$prog, read error"
+    alive "$dst" "$prog, read error"
+    expect_error "destination: write failed at offset" $prog --requests=16 "$good" "$badwrite"
+    alive "$good" "$prog, write error"
+    alive "$badwrite" "$prog, write error"
+  done
+  expect_error "read failed at offset" checksum-libev --requests=16 "$badread"
+  alive "$badread" "checksum-libev, read error"
+done

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# --timeout with a server that stops answering in the middle of the work
+# (SIGSTOP): each program exits 1 once the server has been silent for
+# the timeout, no sooner, with one line naming the side, the time and
+# the oldest command still outstanding.
+source "$abs_top_srcdir/tests/functions.sh"
+requires nbdkit
+requires_nbdkit_filter delay
+
+# stalled NAME TEXT CMD...: run CMD, SIGSTOP server NAME a second in,
+# and expect CMD to fail with TEXT 2 to 8 seconds after the stop.
+stalled ()
+{
+  _srv=$1 _text=$2; shift 2
+  "$@" >"$tmpdir/out" 2>"$tmpdir/err" &
+  _pid=$!
+  sleep 1
+  kill -STOP "$(cat "$tmpdir/$_srv.pid")"
+  _t0=$(date +%s.%N)
+  _status=0
+  wait $_pid || _status=$?
+  _t1=$(date +%s.%N)
+  kill -CONT "$(cat "$tmpdir/$_srv.pid")"
+  cat "$tmpdir/err"
+  [ $_status -eq 1 ] || fail "$*: exit status $_status, expected 1"
+  [ "$(wc -l <"$tmpdir/err")" -eq 1 ] || fail "$*: not one line on stderr"
+  grep -Eq "$_text" "$tmpdir/err" || fail "$*: expected /$_text/"
+  awk -v a="$_t0" -v b="$_t1" 'BEGIN { t = b - a; printf "exited %.2f s after the stop\n", t; exit !(t >= 1.5 && t < 8) }' ||
+    fail "$*: did not exit 2 to 8 s after the server stopped"
+}
+
+# Reads take 5 ms each, so the work lasts far longer than the test.
+restart ()
+{
+  for _n in src dst; do
+    [ ! -e "$tmpdir/$_n.pid" ] || stop_server $_n
+  done
+  start_nbdkit src --filter=delay pattern 4G delay-read=5ms
+  start_nbdkit dst memory 4G
+}
+
+read_msg='^[a-z-]+: source: no reply from the server for 2 s; oldest command in flight: read at offset [0-9]+ length 1048576$'
+write_msg='^[a-z-]+: destination: no reply from the server for 2 s; oldest command in flight: write at offset [0-9]+ length 1048576$'
+
+for prog in copy-libev zero-extent-copy-libev; do
+  restart
+  stalled src "$read_msg" $prog --timeout=2 "$src" "$dst"
+  restart
+  stalled dst "$write_msg" $prog --timeout=2 "$src" "$dst"
+done
+restart
+stalled src '^checksum-libev: nbd\+unix:.*: no reply from the server for 2 s; oldest command in flight: read at offset [0-9]+ length 1048576$' \
+  checksum-libev --timeout=2 "$src"
