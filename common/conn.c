@@ -5,6 +5,7 @@
 #endif
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -27,6 +28,22 @@ wanted_events (struct nbd_handle *nbd)
   if (dir & LIBNBD_AIO_DIRECTION_WRITE)
     events |= EV_WRITE;
   return events;
+}
+
+/* The server has failed us: keep why for conn_check, and stop waiting
+ * for it.  Its commands in flight are abandoned.
+ */
+static void
+give_up (struct conn *c, const char *fmt, ...)
+{
+  va_list ap;
+
+  va_start (ap, fmt);
+  vsnprintf (c->failure, sizeof c->failure, fmt, ap);
+  va_end (ap);
+  ev_io_stop (c->loop, &c->io);
+  ev_timer_stop (c->loop, &c->timer);
+  c->waiting = false;
 }
 
 /* Notify read, else write: see conn.h for why never both.  Read goes
@@ -57,13 +74,12 @@ io_cb (struct ev_loop *loop, ev_io *w, int revents)
   if (r == -1) {
     if (!c->connected)
       connect_failed (c->name, c->uri);
-    snprintf (c->lost, sizeof c->lost, "%s", nbd_get_error ());
-    ev_io_stop (loop, &c->io);
+    give_up (c, "connection lost: %s", nbd_get_error ());
   }
 }
 
-static void __attribute__ ((noreturn))
-timed_out (const struct conn *c)
+static void
+timed_out (struct conn *c)
 {
   char oldest[128];
 
@@ -72,11 +88,17 @@ timed_out (const struct conn *c)
   if (!c->connected)
     die ("%s: no NBD handshake from %s within %g s",
          c->name, c->uri, c->timeout);
+  if (c->closing) {
+    give_up (c, "no reply to the disconnect within %g s", c->timeout);
+    return;
+  }
   if (c->describe == NULL)
-    die ("%s: no reply from the server for %g s", c->name, c->timeout);
-  c->describe (c, oldest, sizeof oldest);
-  die ("%s: no reply from the server for %g s; oldest command in flight: %s",
-       c->name, c->timeout, oldest);
+    give_up (c, "no reply from the server for %g s", c->timeout);
+  else {
+    c->describe (c, oldest, sizeof oldest);
+    give_up (c, "no reply from the server for %g s; oldest command in "
+             "flight: %s", c->timeout, oldest);
+  }
 }
 
 /* The timer fires at the earliest moment the time could be up.  It
@@ -90,8 +112,10 @@ timeout_cb (struct ev_loop *loop, ev_timer *w, int revents)
   ev_tstamp deadline = c->last_reply + c->timeout;
   ev_tstamp now = ev_now (loop);
 
-  if (c->waiting && deadline <= now)
+  if (c->waiting && deadline <= now) {
     timed_out (c);
+    return;
+  }
   /* Not waiting: nothing can time out before the next command, whose
    * wait starts a full period from then (conn_update), so look again a
    * full period from now.
@@ -133,7 +157,8 @@ conn_connect (struct conn *c, struct ev_loop *loop, const char *name,
   c->socket_buffer = opts->socket_buffer;
   c->connected = false;
   c->waiting = true;            /* for the handshake */
-  c->lost[0] = '\0';
+  c->failure[0] = '\0';
+  c->closing = false;
   /* This only starts connecting: the handshake goes on in the loop. */
   if (nbd_aio_connect_uri (c->nbd, uri) == -1)
     connect_failed (name, uri);
@@ -190,7 +215,8 @@ conn_start (struct conn *c, struct ev_loop *loop, const char *name)
   c->connected = true;
   c->waiting = false;
   c->describe = NULL;
-  c->lost[0] = '\0';
+  c->failure[0] = '\0';
+  c->closing = false;
   watch (c, loop, name);
 }
 
@@ -200,7 +226,7 @@ conn_update (struct conn *c)
   int events;
   bool waiting;
 
-  if (c->lost[0] != '\0')
+  if (c->failure[0] != '\0')
     return;
   events = wanted_events (c->nbd);
 
@@ -209,7 +235,7 @@ conn_update (struct conn *c)
    * a timeout there is nothing to keep.
    */
   if (c->timeout > 0) {
-    waiting = !c->connected || nbd_aio_in_flight (c->nbd) > 0;
+    waiting = !c->connected || c->closing || nbd_aio_in_flight (c->nbd) > 0;
     if (waiting && !c->waiting)
       c->last_reply = ev_now (c->loop);
     c->waiting = waiting;
@@ -225,11 +251,17 @@ conn_update (struct conn *c)
   ev_io_start (c->loop, &c->io);
 }
 
+bool
+conn_busy (const struct conn *c)
+{
+  return c->failure[0] == '\0' && nbd_aio_in_flight (c->nbd) > 0;
+}
+
 void
 conn_check (const struct conn *c, struct stop *s)
 {
-  if (c->lost[0] != '\0')
-    stop_fail (s, "%s: connection lost: %s", c->name, c->lost);
+  if (c->failure[0] != '\0')
+    stop_fail (s, "%s: %s", c->name, c->failure);
   /* A server that closes the socket cleanly leaves no error to report:
    * libnbd reads the end of the stream, fails the commands in flight
    * and marks the handle dead or closed.
@@ -238,12 +270,57 @@ conn_check (const struct conn *c, struct stop *s)
     stop_fail (s, "%s: connection lost: the server closed it", c->name);
 }
 
+int
+conn_issue_errno (void)
+{
+  int err = nbd_get_errno ();
+
+  return err != 0 ? err : EIO;
+}
+
 const char *
 conn_strerror (int err)
 {
   if (err == ESHUTDOWN)
     return "the server is shutting down";
   return strerror (err);
+}
+
+/* True once c needs nothing more from the loop to close. */
+static bool
+closed (const struct conn *c)
+{
+  return c->failure[0] != '\0' || nbd_aio_is_closed (c->nbd) == 1 ||
+    nbd_aio_is_dead (c->nbd) == 1;
+}
+
+void
+conn_close_all (struct conn *const conns[], size_t n, const struct stop *s)
+{
+  struct ev_loop *loop = conns[0]->loop;
+  bool all;
+  size_t i;
+
+  for (i = 0; i < n; i++)
+    if (conns[i]->failure[0] == '\0' && nbd_aio_is_ready (conns[i]->nbd) == 1 &&
+        nbd_aio_disconnect (conns[i]->nbd, 0) == 0)
+      conns[i]->closing = true;
+  for (;;) {
+    all = true;
+    for (i = 0; i < n; i++) {
+      if (!closed (conns[i]))
+        all = false;
+      conn_update (conns[i]);
+    }
+    /* A signal now means: do not wait for the goodbyes. */
+    if (all || stop_requested (s))
+      break;
+    ev_run (loop, EVRUN_ONCE);
+  }
+  for (i = 0; i < n; i++) {
+    conn_stop (conns[i]);
+    nbd_close (conns[i]->nbd);
+  }
 }
 
 void

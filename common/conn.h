@@ -11,8 +11,9 @@
  *
  *  - conn_connect starts connecting with nbd_aio_connect_uri, and the
  *    handshake runs in the loop like any other I/O; conn_wait_connected
- *    runs the loop until every connection given is ready, so no call
- *    ever blocks outside the loop.
+ *    runs the loop until every connection given is ready.  At the end,
+ *    conn_close_all disconnects the same way.  (Name lookup for nbd://
+ *    URIs still blocks, inside nbd_aio_connect_uri.)
  *
  *  - The program has one ev_prepare watcher.  Its callback first starts
  *    whatever new commands it has, then calls conn_update on every
@@ -37,10 +38,12 @@
  *    the time is really up or when to look again.  Nothing is done per
  *    command, and a server that is slow but keeps answering never times
  *    out, however long the whole run takes.  Only a connection that is
- *    waiting for its server (commands in flight, or the handshake) can
- *    time out; when one does, the program exits with a line naming the
- *    connection, the time waited and, through the program's describe
- *    callback, the oldest command still outstanding.
+ *    waiting for its server (commands in flight, the handshake or the
+ *    disconnect) can time out.  A handshake that times out is fatal at
+ *    once.  Otherwise the connection is given up, its commands in
+ *    flight abandoned, and conn_check hands the program's struct stop a
+ *    line naming the connection, the time waited and, through the
+ *    program's describe callback, the oldest command still outstanding.
  *
  *  - A connection that fails or that the server closes is lost for
  *    good, and every command still in flight on it fails too.  The glue
@@ -95,7 +98,8 @@ struct conn {
   ev_tstamp last_reply;         /* the server last sent something, or we
                                    started waiting for it */
   conn_describe_fn describe;    /* optional, for the timeout message */
-  char lost[256];               /* why the connection was lost, or "" */
+  bool closing;                 /* disconnecting: waiting for the close */
+  char failure[256];            /* why the server was given up, or "" */
 };
 
 /* Open a handle and start connecting it to uri, in loop.  timeout (in
@@ -121,10 +125,29 @@ void conn_start (struct conn *c, struct ev_loop *loop, const char *name);
  */
 void conn_update (struct conn *c);
 
-/* If the connection is lost, record that as a failure in s: the program
- * then stops, and reports it unless an earlier failure came first.
+/* If the connection is lost or its server timed out, record that as a
+ * failure in s: the program then stops, and reports it unless an
+ * earlier failure came first.
  */
 void conn_check (const struct conn *c, struct stop *s);
+
+/* True if commands are in flight on c and its server has not been given
+ * up: what a stopping program still waits for.
+ */
+bool conn_busy (const struct conn *c);
+
+/* Disconnect every connection cleanly (NBD_CMD_DISC), running the loop
+ * until each server has closed, its timeout passed, or a signal came;
+ * then close the handles.
+ */
+void conn_close_all (struct conn *const conns[], size_t n,
+                     const struct stop *s);
+
+/* The errno to record for a command that libnbd refused to start
+ * (EIO if libnbd gave none): the slot then fails like any other
+ * command, and the program stops cleanly instead of dying.
+ */
+int conn_issue_errno (void);
 
 /* The text for a failed command's errno.  NBD servers answer commands
  * with ESHUTDOWN while they shut down, which strerror words for sockets.

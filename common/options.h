@@ -56,7 +56,10 @@ uint64_t option_block_size (const char *arg);
 /* --socket-buffer=SIZE: MIN_SOCKET_BUFFER to MAX_SOCKET_BUFFER. */
 uint64_t option_socket_buffer (const char *arg);
 
-/* --timeout=SECONDS: whole seconds, 0 (no timeout) to a day. */
+/* --timeout=SECONDS: whole seconds, 0 (no timeout) to a day; a server
+ * silent for a day is not coming back, and the bound keeps the value
+ * far from overflowing anything it is added to.
+ */
 unsigned option_timeout (const char *arg);
 
 /* -p, --progress[=FD]: PROGRESS_BAR without a value, else FD, which

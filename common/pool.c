@@ -37,7 +37,10 @@ take (struct pool *p)
   pthread_mutex_lock (&p->lock);
   while (p->len == 0 && !p->quit)
     pthread_cond_wait (&p->cond, &p->lock);
-  if (p->len > 0) {
+  /* Quitting drops what is still queued: the program is done with it,
+   * and on an interrupt it should not wait for it.
+   */
+  if (!p->quit) {
     slot = p->queue[p->first];
     p->first = (p->first + 1) % p->size;
     p->len--;

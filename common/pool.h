@@ -36,7 +36,10 @@
 
 #include "ring.h"
 
-/* The most threads a pool starts. */
+/* The most threads a pool starts: a fixed array in struct pool keeps the
+ * module free of another allocation, and more threads than this would
+ * outnumber the CPUs of most machines these examples run on.
+ */
 #define POOL_MAX_THREADS 16
 
 struct pool_ops {
@@ -92,7 +95,8 @@ void pool_give (struct pool *p, struct slot *slot);
 /* Loop thread: true if the slot's work is over, done or failed. */
 bool pool_finished (struct pool *p, const struct slot *slot);
 
-/* Let the threads finish what is queued, join them, and clean up.  Safe
+/* Let each thread finish the slot it is working on, drop what is still
+ * queued, join the threads, and clean up.  Safe
  * to call again, or on a pool never started (zeroed), so that an exit
  * handler may call it whatever the program did before.
  */

@@ -23,9 +23,11 @@ grace_cb (struct ev_loop *loop, ev_timer *w, int revents)
   struct stop *s = w->data;
 
   if (s->message[0] == '\0')
-    die ("interrupted by %s; commands still in flight after %g s, "
-         "exiting without waiting for them", stop_signal_name (s), STOP_GRACE);
-  fprintf (stderr, "%s: %s\n", progname, s->message);
+    message ("interrupted by %s; commands still in flight after %g s, "
+             "exiting without waiting for them", stop_signal_name (s),
+             s->grace_seconds);
+  else
+    message ("%s", s->message);
   exit (s->status);
 }
 
@@ -34,8 +36,10 @@ static void
 begin (struct stop *s, int status)
 {
   s->status = status;
-  ev_timer_set (&s->grace, STOP_GRACE, 0);
-  ev_timer_start (s->loop, &s->grace);
+  if (s->grace_seconds > 0) {
+    ev_timer_set (&s->grace, s->grace_seconds, 0);
+    ev_timer_start (s->loop, &s->grace);
+  }
 }
 
 static void
@@ -47,8 +51,8 @@ signal_cb (struct ev_loop *loop, ev_signal *w, int revents)
    * user does not want to wait.
    */
   if (stop_requested (s)) {
-    fprintf (stderr, "%s: interrupted again by %s: exiting at once\n",
-             progname, w->signum == SIGINT ? "SIGINT" : "SIGTERM");
+    message ("interrupted again by %s: exiting at once",
+             w->signum == SIGINT ? "SIGINT" : "SIGTERM");
     exit (128 + w->signum);
   }
   s->signum = w->signum;
@@ -56,9 +60,10 @@ signal_cb (struct ev_loop *loop, ev_signal *w, int revents)
 }
 
 void
-stop_init (struct stop *s, struct ev_loop *loop)
+stop_init (struct stop *s, struct ev_loop *loop, double grace)
 {
   s->loop = loop;
+  s->grace_seconds = grace;
   s->signum = 0;
   s->status = 0;
   s->message[0] = '\0';

@@ -13,9 +13,11 @@
  *     and the program's prepare callback starts no new commands.
  *
  *  2. The program keeps its loop running until no handle has a command
- *     in flight, then breaks out of it.  A grace timer bounds the wait:
- *     after STOP_GRACE seconds the program exits with what it has.  A
- *     second signal also ends it at once.
+ *     in flight, then breaks out of it.  The connections' timeouts bound
+ *     the wait (common/conn.h): a server silent for that long is given
+ *     up as failed.  Without a timeout, a grace timer does it: after
+ *     STOP_GRACE seconds the program exits with what it has.  A second
+ *     signal ends it at once either way.
  *
  *  3. The program shuts its connections down cleanly (nbd_shutdown),
  *     says what it did, and calls stop_exit, which prints the recorded
@@ -31,22 +33,27 @@
 #include <ev.h>
 
 /* How long the commands in flight get to finish once the program is
- * stopping.  Replies come in milliseconds from a working server; one
- * that takes longer than this is not working.
+ * stopping, when the program has no timeout (--timeout=0) to bound the
+ * wait: the user asked to wait for ever for a slow server, not for a
+ * program that was asked to stop.
  */
 #define STOP_GRACE 5.0
 
 struct stop {
   ev_signal sigint, sigterm;
   ev_timer grace;
+  double grace_seconds;         /* 0: no grace timer */
   struct ev_loop *loop;
   int signum;                   /* the signal that stopped us, or 0 */
   int status;                   /* 0 while running, then the exit status */
   char message[512];            /* the failure to report, or "" */
 };
 
-/* Watch for SIGINT and SIGTERM in loop. */
-void stop_init (struct stop *s, struct ev_loop *loop);
+/* Watch for SIGINT and SIGTERM in loop.  grace is how long the
+ * commands in flight get once stopping, or 0 when the connections'
+ * timeouts bound the wait.
+ */
+void stop_init (struct stop *s, struct ev_loop *loop, double grace);
 
 /* Record a failure and start stopping.  Only the first is kept. */
 void stop_fail (struct stop *s, const char *fmt, ...)

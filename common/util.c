@@ -44,19 +44,38 @@ set_progname (const char *argv0)
   progname = slash ? slash + 1 : argv0;
 }
 
+/* "progname: message" on a line of its own, below the bar if one is
+ * shown.
+ */
+static void
+vmessage (const char *fmt, va_list ap)
+{
+  flockfile (stderr);
+  end_bar_line ();
+  fprintf (stderr, "%s: ", progname);
+  vfprintf (stderr, fmt, ap);
+  fputc ('\n', stderr);
+  funlockfile (stderr);
+}
+
+void
+message (const char *fmt, ...)
+{
+  va_list ap;
+
+  va_start (ap, fmt);
+  vmessage (fmt, ap);
+  va_end (ap);
+}
+
 void
 die (const char *fmt, ...)
 {
   va_list ap;
 
-  flockfile (stderr);
-  end_bar_line ();
-  fprintf (stderr, "%s: ", progname);
   va_start (ap, fmt);
-  vfprintf (stderr, fmt, ap);
+  vmessage (fmt, ap);
   va_end (ap);
-  fputc ('\n', stderr);
-  funlockfile (stderr);
   exit (EXIT_FAILURE);
 }
 

@@ -27,6 +27,9 @@
 extern const char *progname;
 void set_progname (const char *argv0);
 
+/* Print "progname: message" on a line of its own on stderr. */
+void message (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
+
 /* Print "progname: message" on stderr and exit with status 1. */
 void die (const char *fmt, ...)
   __attribute__ ((format (printf, 1, 2), noreturn));
@@ -66,9 +69,10 @@ is_power_of_2 (uint64_t v)
   return v != 0 && (v & (v - 1)) == 0;
 }
 
-/* True if the whole buffer is zero.  Compares the buffer with itself
- * shifted by one byte after checking the first 16, which lets memcmp use
- * its vector code; the idea comes from nbdkit's common/include/iszero.h.
+/* True if the whole buffer is zero.  Checks the first 16 bytes, then
+ * compares the buffer with itself shifted by 16 bytes, which lets memcmp
+ * use its vector code; the idea comes from nbdkit's
+ * common/include/iszero.h.
  */
 bool is_zero (const void *buf, size_t len);
 
@@ -84,7 +88,7 @@ uint64_t now_ns (void);
  *  - PROGRESS_BAR: a line on stderr redrawn in place, at most five times
  *    a second, and only when stderr is a terminal: in a log file the
  *    frames would pile up, so nothing is printed there (as blksum does).
- *    die () and debug () start their lines below it.
+ *    message (), die () and debug () start their lines below it.
  *
  *  - A file descriptor: nbdcopy's format for other programs, a line
  *    "N/100" whenever the whole percentage N changes.

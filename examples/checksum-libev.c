@@ -205,8 +205,7 @@ start_read (uint64_t offset, uint64_t length)
   slot->kind = KIND_DATA;
   slot_debug (slot, "read");
   if (nbd_aio_pread (src.nbd, slot->buf, length, offset, cb, 0) == -1)
-    die ("%s: read at offset %" PRIu64 " length %" PRIu64 ": %s",
-         image, offset, length, nbd_get_error ());
+    ring_complete (slot, conn_issue_errno (), SLOT_FAILED);
 }
 
 /* A zero run needs no I/O and no hashing: the slot is done the moment
@@ -406,23 +405,31 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
   /* Stopping, on a signal or a failure: wait only for the commands in
    * flight.  What the hash threads still hold is theirs to finish.
    */
-  if (stop_requested (&stop) ? nbd_aio_in_flight (src.nbd) <= 0
-      : bytes_hashed == size)
+  if (stop_requested (&stop) ? !conn_busy (&src) : bytes_hashed == size)
     ev_break (loop, EVBREAK_ALL);
   conn_update (&src);
 }
 
-/* For the timeout message: the oldest read still in flight. */
+/* For the timeout message: the oldest read still in flight.  Only slots
+ * not yet given to the hash threads are looked at, since the threads
+ * change the states of the others; reads are issued in order, so the
+ * first one still reading is the oldest.
+ */
 static void
 describe_oldest (const struct conn *c, char *buf, size_t len)
 {
-  const struct slot *slot = ring_oldest (ring, SLOT_READING);
+  const struct slot *slot;
+  uint64_t seq;
 
-  if (slot == NULL)
-    snprintf (buf, len, "block status");
-  else
-    snprintf (buf, len, "read at offset %" PRIu64 " length %" PRIu64,
-              slot->offset, slot->length);
+  for (seq = nr_passed; seq < ring->next_seq; seq++) {
+    slot = ring_at (ring, seq);
+    if (slot->kind == KIND_DATA && slot->state == SLOT_READING) {
+      snprintf (buf, len, "read at offset %" PRIu64 " length %" PRIu64,
+                slot->offset, slot->length);
+      return;
+    }
+  }
+  snprintf (buf, len, "block status");
 }
 
 /* After a signal or a failure, once no read is in flight: say how far
@@ -432,10 +439,10 @@ static void __attribute__ ((noreturn))
 stopped (void)
 {
   if (stop.signum != 0)
-    fprintf (stderr, "%s: interrupted by %s after hashing %" PRIu64
-             " of %" PRIu64 " bytes; no digest\n", progname,
-             stop_signal_name (&stop), bytes_hashed, size);
-  nbd_shutdown (src.nbd, 0);
+    message ("interrupted by %s after hashing %" PRIu64 " of %" PRIu64
+             " bytes; no digest", stop_signal_name (&stop), bytes_hashed,
+             size);
+  conn_close_all ((struct conn *const []) { &src }, 1, &stop);
   stop_exit (&stop);
 }
 
@@ -574,7 +581,10 @@ main (int argc, char *argv[])
          MAX_DIGEST_MEMORY / (1024 * 1024));
 
   loop = EV_DEFAULT;
-  stop_init (&stop, loop);
+  /* With a timeout, the connection's timer bounds the wait for the
+   * reads in flight when stopping; without, a grace period does.
+   */
+  stop_init (&stop, loop, timeout > 0 ? 0 : STOP_GRACE);
   conn_connect (&src, loop, image, image, &opts, timeout);
   conn_wait_connected ((struct conn *const []) { &src }, 1);
   check_request_size (src.nbd, image, request_size);
@@ -604,6 +614,7 @@ main (int argc, char *argv[])
   debug ("%u hash threads", pool.nr_threads);
 
   progress_init (&progress, progress_mode, size);
+  ev_now_update (loop);
   ev_run (loop, 0);
   /* The digest follows on stdout: clear the bar, as blksum does. */
   progress_done (&progress, bytes_hashed, false);
@@ -612,13 +623,11 @@ main (int argc, char *argv[])
 
   pool_stop (&pool);
   ev_prepare_stop (loop, &pump);
-  conn_stop (&src);
   blkhash_final (&hash, size, hex);
   debug ("%" PRIu64 " block-status commands", map.commands);
   printf ("%s  %s\n", hex, image);
 
-  nbd_shutdown (src.nbd, 0);
-  nbd_close (src.nbd);
+  conn_close_all ((struct conn *const []) { &src }, 1, &stop);
   extents_free (&map);
   ring_free (ring);
   blkhash_free (&hash);

@@ -138,8 +138,7 @@ start_read (struct slot *slot)
   slot_debug (slot, "read");
   if (nbd_aio_pread (src.nbd, slot->buf, slot->length, slot->offset,
                      cb, 0) == -1)
-    die ("source: read at offset %" PRIu64 " length %" PRIu64 ": %s",
-         slot->offset, slot->length, nbd_get_error ());
+    ring_complete (slot, conn_issue_errno (), SLOT_FAILED);
 }
 
 static void
@@ -152,8 +151,7 @@ start_write (struct slot *slot)
   slot_debug (slot, "write");
   if (nbd_aio_pwrite (dst.nbd, slot->buf, slot->length, slot->offset,
                       cb, 0) == -1)
-    die ("destination: write at offset %" PRIu64 " length %" PRIu64 ": %s",
-         slot->offset, slot->length, nbd_get_error ());
+    ring_complete (slot, conn_issue_errno (), SLOT_FAILED);
 }
 
 /* Zero the slot's range.  A destination without zero support gets the
@@ -177,8 +175,7 @@ start_zero (struct slot *slot)
   nr_zeroes++;
   if (nbd_aio_zero (dst.nbd, slot->length, slot->offset, cb,
                     zero_flags) == -1)
-    die ("destination: zero at offset %" PRIu64 " length %" PRIu64 ": %s",
-         slot->offset, slot->length, nbd_get_error ());
+    ring_complete (slot, conn_issue_errno (), SLOT_FAILED);
 }
 
 /* A failed command ends the copy, but cleanly (common/stop.h): the
@@ -226,9 +223,13 @@ copy_finished (void)
 static bool
 stop_finished (void)
 {
-  if (nbd_aio_in_flight (src.nbd) > 0 || nbd_aio_in_flight (dst.nbd) > 0)
+  if (conn_busy (&src) || conn_busy (&dst))
     return false;
+  /* Only a destination still connected, with no write failed, can make
+   * the writes below the reported offset durable.
+   */
   return stop.signum == 0 || !want_flush ||
+    nbd_aio_is_ready (dst.nbd) != 1 || ring_first_failed (ring) != NULL ||
     flush_finished (&flush, dst.nbd, "destination");
 }
 
@@ -404,12 +405,10 @@ static void __attribute__ ((noreturn))
 stopped (void)
 {
   if (stop.signum != 0)
-    fprintf (stderr, "%s: interrupted by %s after %" PRIu64 " bytes; the "
-             "destination is complete below offset %" PRIu64 "\n", progname,
-             stop_signal_name (&stop), bytes_done,
-             ring_low_water (ring, next_offset));
-  nbd_shutdown (dst.nbd, 0);
-  nbd_shutdown (src.nbd, 0);
+    message ("interrupted by %s after %" PRIu64 " bytes; the destination "
+             "is complete below offset %" PRIu64, stop_signal_name (&stop),
+             bytes_done, ring_low_water (ring, next_offset));
+  conn_close_all ((struct conn *const []) { &src, &dst }, 2, &stop);
   stop_exit (&stop);
 }
 
@@ -477,9 +476,9 @@ main (int argc, char *argv[])
   };
   unsigned requests = DEFAULT_REQUESTS;
   /* Reads need no zeroing by libnbd (pread_initialize false): a failed
-   * read is fatal, so its buffer is never used.  The destination is
-   * asked for extents too, to find out whether it already reads as
-   * zeroes.
+   * read stops the copy, and its buffer is never written.  The
+   * destination is asked for extents too, to find out whether it
+   * already reads as zeroes.
    */
   struct connect_options src_opts = { .want_extents = true };
   struct connect_options dst_opts = { .want_extents = true };
@@ -555,7 +554,10 @@ main (int argc, char *argv[])
    * read, so bad input never leaves a half-written destination.
    */
   loop = EV_DEFAULT;
-  stop_init (&stop, loop);
+  /* With a timeout, the connections' timers bound the wait for the
+   * commands in flight when stopping; without, a grace period does.
+   */
+  stop_init (&stop, loop, timeout > 0 ? 0 : STOP_GRACE);
   conn_connect (&src, loop, "source", argv[optind], &src_opts, timeout);
   conn_connect (&dst, loop, "destination", argv[optind + 1], &dst_opts,
                 timeout);
@@ -588,6 +590,10 @@ main (int argc, char *argv[])
   ev_prepare_start (loop, &pump);
 
   progress_init (&progress, progress_mode, size);
+  /* The checks above may have taken a while outside the loop: start the
+   * timeouts from now, not from the loop's last look at the clock.
+   */
+  ev_now_update (loop);
   ev_run (loop, 0);
   progress_done (&progress, bytes_done, true);
   if (stop_requested (&stop))
@@ -597,16 +603,10 @@ main (int argc, char *argv[])
          src_map.commands, nr_reads, nr_writes, nr_zeroes, bytes_skipped);
 
   ev_prepare_stop (loop, &pump);
-  conn_stop (&src);
-  conn_stop (&dst);
   /* A clean disconnect: the destination learns that the client is done
    * and may flush its caches in its own time.
    */
-  if (nbd_shutdown (dst.nbd, 0) == -1)
-    die ("destination: %s", nbd_get_error ());
-  nbd_close (dst.nbd);
-  nbd_shutdown (src.nbd, 0);
-  nbd_close (src.nbd);
+  conn_close_all ((struct conn *const []) { &src, &dst }, 2, &stop);
   extents_free (&src_map);
   ring_free (ring);
   return EXIT_SUCCESS;

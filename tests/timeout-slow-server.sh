@@ -2,7 +2,8 @@
 # A server that is slow but keeps answering never trips --timeout,
 # however long the whole run takes: every reply comes within 0.25 s of
 # the last, the whole run takes several times the 1 s timeout, and the
-# result is right.
+# result is right.  Slow block status before the copy, and a slow close
+# after it, are covered too.
 source "$abs_top_srcdir/tests/functions.sh"
 requires nbdkit nbdcopy python3
 requires_nbdkit_filter delay
@@ -20,3 +21,18 @@ for prog in copy-libev zero-extent-copy-libev; do
   stop_server dst
 done
 check_blkhash "$src" --timeout=1 --requests=1
+
+# A destination whose block status takes 1 s a reply: the zero scan
+# before the copy takes 5 s of 1 s replies, which is no reason to time
+# out once the copy starts.
+start_nbdkit sparse data '1' size=20G
+start_nbdkit slowext --filter=delay memory 20G delay-extents=1
+zero-extent-copy-libev --timeout=2 "$sparse" "$slowext" ||
+  fail "a slow zero scan made the copy time out"
+
+# A server that takes 10 s to close the connection: the copy is done,
+# so the program waits at most the timeout for the goodbye.
+start_nbdkit slowclose --filter=delay memory 8M delay-close=10
+start=$(date +%s)
+copy-libev --timeout=2 "$src" "$slowclose" || fail "copy-libev failed"
+[ $(( $(date +%s) - start )) -lt 8 ] || fail "copy-libev waited for a slow close"

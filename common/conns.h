@@ -1,0 +1,83 @@
+/* nbd-libev-examples: several connections to one server (multi-conn).
+ *
+ * A server that advertises multi-conn (nbd_can_multi_conn) promises that
+ * its connections see one consistent image: a write acknowledged on one
+ * is seen by reads on all, and a flush on any one makes every write that
+ * had completed before it, on every connection, durable (the NBD
+ * protocol's "multi-conn" rule).  Such a server, nbdkit for one, may
+ * also serve its connections in parallel, so a client that spreads its
+ * requests over several gets more done.  nbdcopy does this by default,
+ * with up to four connections.
+ *
+ * A struct conns is a set of struct conn (common/conn.h) to one URI, all
+ * watched by the one loop:
+ *
+ *  - conns_connect opens the first connection and, once its handshake
+ *    says whether the server advertises multi-conn, the others.  The
+ *    default (wanted = 0) follows nbdcopy's rule: DEFAULT_CONNECTIONS
+ *    when the server advertises multi-conn, otherwise one.  A number
+ *    asked for explicitly is refused for a server without multi-conn
+ *    that will be written, since one flush would not cover the writes
+ *    done on the other connections; a server that will only be read
+ *    gets what was asked.  A server that refuses the extra connections
+ *    (a connection limit) leaves the set with those it accepted.
+ *
+ *  - conns_pick chooses the connection for a new command: the one with
+ *    the fewest commands in flight, so that a slow connection gets less
+ *    work, taking them in turn among equals.
+ *
+ *  - Commands that concern the whole image, block status and the final
+ *    flush, go to the first connection, conns->c[0].
+ */
+
+#ifndef NBD_LIBEV_EXAMPLES_CONNS_H
+#define NBD_LIBEV_EXAMPLES_CONNS_H
+
+#include <stdbool.h>
+
+#include <ev.h>
+
+#include "conn.h"
+#include "connect.h"
+#include "stop.h"
+
+/* Connections per server when it advertises multi-conn and the user did
+ * not say, as nbdcopy; and the most -C takes.
+ */
+#define DEFAULT_CONNECTIONS 4
+#define MAX_CONNECTIONS 16
+
+struct conns {
+  unsigned n;                   /* connections open */
+  unsigned next;                /* where conns_pick's turn starts */
+  struct conn c[MAX_CONNECTIONS];
+  char names[MAX_CONNECTIONS][64]; /* "source", or "source connection 2" */
+};
+
+/* Connect to uri, name labelling messages.  wanted is the number of
+ * connections asked for, or 0 for the default; writing says whether the
+ * program will write to this server.  timeout as for conn_connect.
+ * Returns when every connection is ready; fatal if the first fails.
+ */
+void conns_connect (struct conns *s, struct ev_loop *loop, const char *name,
+                    const char *uri, const struct connect_options *opts,
+                    double timeout, unsigned wanted, bool writing);
+
+/* The connection for a new command. */
+struct conn *conns_pick (struct conns *s);
+
+/* Commands in flight on every connection together. */
+unsigned conns_in_flight (const struct conns *s);
+
+/* conn_update, conn_check and conn_stop on every connection. */
+void conns_update (struct conns *s);
+void conns_check (const struct conns *s, struct stop *stop);
+void conns_stop (struct conns *s);
+
+/* A clean disconnect of every connection, then close the handles. */
+void conns_close (struct conns *s);
+
+/* Set the describe callback of every connection. */
+void conns_set_describe (struct conns *s, conn_describe_fn describe);
+
+#endif /* NBD_LIBEV_EXAMPLES_CONNS_H */
