@@ -72,9 +72,10 @@ io_cb (struct ev_loop *loop, ev_io *w, int revents)
    * program learns of it from conn_check.
    */
   if (r == -1) {
-    if (!c->connected)
+    if (!c->connected && !c->optional)
       connect_failed (c->name, c->uri);
-    give_up (c, "connection lost: %s", nbd_get_error ());
+    give_up (c, "%s: %s", c->connected ? "connection lost" : "refused",
+             nbd_get_error ());
   }
 }
 
@@ -83,6 +84,10 @@ timed_out (struct conn *c)
 {
   char oldest[128];
 
+  if (!c->connected && c->optional) {
+    give_up (c, "no NBD handshake within %g s", c->timeout);
+    return;
+  }
   if (!c->connected && strcmp (c->name, c->uri) == 0)
     die ("%s: no NBD handshake within %g s", c->name, c->timeout);
   if (!c->connected)
@@ -160,8 +165,17 @@ conn_connect (struct conn *c, struct ev_loop *loop, const char *name,
   c->failure[0] = '\0';
   c->closing = false;
   /* This only starts connecting: the handshake goes on in the loop. */
-  if (nbd_aio_connect_uri (c->nbd, uri) == -1)
-    connect_failed (name, uri);
+  if (nbd_aio_connect_uri (c->nbd, uri) == -1) {
+    if (!c->optional)
+      connect_failed (name, uri);
+    c->loop = loop;
+    c->name = name;
+    snprintf (c->failure, sizeof c->failure, "refused: %s",
+              nbd_get_error ());
+    ev_init (&c->io, io_cb);
+    ev_init (&c->timer, timeout_cb);
+    return;
+  }
   watch (c, loop, name);
 }
 
@@ -169,10 +183,14 @@ conn_connect (struct conn *c, struct ev_loop *loop, const char *name,
 static bool
 connected (struct conn *c)
 {
-  if (c->connected)
+  if (c->connected || c->failure[0] != '\0')
     return true;
   if (nbd_aio_is_connecting (c->nbd) == 1)
     return false;
+  if (nbd_aio_is_ready (c->nbd) != 1 && c->optional) {
+    give_up (c, "refused: the server closed the connection");
+    return true;
+  }
   if (nbd_aio_is_ready (c->nbd) != 1)
     die ("%s: cannot connect to %s: the server closed the connection",
          c->name, c->uri);

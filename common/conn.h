@@ -98,6 +98,10 @@ struct conn {
   ev_tstamp last_reply;         /* the server last sent something, or we
                                    started waiting for it */
   conn_describe_fn describe;    /* optional, for the timeout message */
+  bool optional;                /* set before conn_connect: a failed
+                                   handshake gives the server up, with
+                                   the reason in failure, instead of
+                                   ending the program */
   bool closing;                 /* disconnecting: waiting for the close */
   char failure[256];            /* why the server was given up, or "" */
 };

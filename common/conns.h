@@ -27,13 +27,14 @@
  *    work, taking them in turn among equals.
  *
  *  - Commands that concern the whole image, block status and the final
- *    flush, go to the first connection, conns->c[0].
+ *    flush, go to the first connection, conns->v[0].
  */
 
 #ifndef NBD_LIBEV_EXAMPLES_CONNS_H
 #define NBD_LIBEV_EXAMPLES_CONNS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include <ev.h>
 
@@ -48,10 +49,12 @@
 #define MAX_CONNECTIONS 16
 
 struct conns {
-  unsigned n;                   /* connections open */
+  unsigned n;                   /* connections in use: v[0] to v[n - 1] */
   unsigned next;                /* where conns_pick's turn starts */
+  struct conn *v[MAX_CONNECTIONS];
+  unsigned opened;              /* connections tried: c[0] to c[opened - 1] */
   struct conn c[MAX_CONNECTIONS];
-  char names[MAX_CONNECTIONS][64]; /* "source", or "source connection 2" */
+  char *names[MAX_CONNECTIONS]; /* "source", or "source connection 2" */
 };
 
 /* Connect to uri, name labelling messages.  wanted is the number of
@@ -66,16 +69,17 @@ void conns_connect (struct conns *s, struct ev_loop *loop, const char *name,
 /* The connection for a new command. */
 struct conn *conns_pick (struct conns *s);
 
-/* Commands in flight on every connection together. */
-unsigned conns_in_flight (const struct conns *s);
+/* True if any connection still waits for commands (conn_busy). */
+bool conns_busy (const struct conns *s);
 
-/* conn_update, conn_check and conn_stop on every connection. */
+/* conn_update and conn_check on every connection in use. */
 void conns_update (struct conns *s);
 void conns_check (const struct conns *s, struct stop *stop);
-void conns_stop (struct conns *s);
 
-/* A clean disconnect of every connection, then close the handles. */
-void conns_close (struct conns *s);
+/* A clean disconnect of every connection of every set, in the loop
+ * (conn_close_all), then close the handles.
+ */
+void conns_close (struct conns *const sets[], size_t n, const struct stop *stop);
 
 /* Set the describe callback of every connection. */
 void conns_set_describe (struct conns *s, conn_describe_fn describe);

@@ -71,6 +71,16 @@ option_socket_buffer (const char *arg)
 }
 
 unsigned
+option_connections (const char *arg, unsigned max)
+{
+  unsigned v;
+
+  if (parse_count (arg, 1, max, &v) == -1)
+    die ("--connections: '%s' is not a number from 1 to %u", arg, max);
+  return v;
+}
+
+unsigned
 option_timeout (const char *arg)
 {
   unsigned v;

@@ -56,6 +56,9 @@ uint64_t option_block_size (const char *arg);
 /* --socket-buffer=SIZE: MIN_SOCKET_BUFFER to MAX_SOCKET_BUFFER. */
 uint64_t option_socket_buffer (const char *arg);
 
+/* -C N, --connections=N: 1 to max. */
+unsigned option_connections (const char *arg, unsigned max);
+
 /* --timeout=SECONDS: whole seconds, 0 (no timeout) to a day; a server
  * silent for a day is not coming back, and the bound keeps the value
  * far from overflowing anything it is added to.

@@ -109,6 +109,7 @@ ring_take (struct ring *ring, uint64_t offset, uint64_t length)
   assert (slot->state == SLOT_IDLE);
   slot->state = SLOT_READING;
   slot->kind = 0;
+  slot->conn = NULL;
   slot->seq = ring->next_seq++;
   slot->offset = offset;
   slot->length = length;
@@ -149,7 +150,7 @@ ring_first_failed (struct ring *ring)
 }
 
 struct slot *
-ring_oldest (struct ring *ring, enum slot_state state)
+ring_oldest (struct ring *ring, enum slot_state state, const void *conn)
 {
   struct slot *oldest = NULL;
   unsigned i;
@@ -157,7 +158,8 @@ ring_oldest (struct ring *ring, enum slot_state state)
   for (i = 0; i < ring->nr_slots; i++) {
     struct slot *slot = &ring->slots[i];
 
-    if (slot->state == state && (oldest == NULL || slot->seq < oldest->seq))
+    if (slot->state == state && (conn == NULL || slot->conn == conn) &&
+        (oldest == NULL || slot->seq < oldest->seq))
       oldest = slot;
   }
   return oldest;

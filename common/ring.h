@@ -59,6 +59,7 @@ struct slot {
   unsigned index;       /* position in the ring, for debug output */
   enum slot_state state;
   int kind;             /* the program's own tag (e.g. data or zero) */
+  void *conn;           /* the program's: where the command went */
   uint64_t seq;         /* issue number, counted from 0 */
   uint64_t offset;
   uint64_t length;      /* may exceed buf_size for work without a buffer */
@@ -106,9 +107,11 @@ void ring_complete (struct slot *slot, int error, enum slot_state next_state);
 struct slot *ring_first_failed (struct ring *ring);
 
 /* The slot in the given state that was taken first, or NULL: the oldest
- * command of one kind still in flight.
+ * command of one kind still in flight.  With conn not NULL, only slots
+ * whose conn is that one count.
  */
-struct slot *ring_oldest (struct ring *ring, enum slot_state state);
+struct slot *ring_oldest (struct ring *ring, enum slot_state state,
+                          const void *conn);
 
 /* The lowest offset of a slot in use, or next if none is: when slots go
  * back to the ring as their work completes, everything below it is

@@ -41,8 +41,9 @@
  * the repository root:
  *
  *   cc -O2 -Icommon examples/checksum-libev.c common/blkhash.c \
- *     common/conn.c common/connect.c common/extents.c common/options.c \
- *     common/pool.c common/ring.c common/stop.c common/util.c \
+ *     common/conn.c common/connect.c common/conns.c common/extents.c \
+ *     common/options.c common/pool.c common/ring.c common/stop.c \
+ *     common/util.c \
  *     -o checksum-libev -pthread -lnbd -lev -lcrypto
  */
 
@@ -67,6 +68,7 @@
 
 #include "blkhash.h"
 #include "conn.h"
+#include "conns.h"
 #include "connect.h"
 #include "extents.h"
 #include "options.h"
@@ -111,7 +113,7 @@
 enum slot_kind { KIND_DATA, KIND_ZERO };
 
 static const char *image;       /* the URI as the user gave it */
-static struct conn src;
+static struct conns src;        /* connections to the server */
 static struct ring *ring;
 static struct extent_map map;
 static struct blkhash hash;     /* the outer digest: loop thread only */
@@ -203,8 +205,10 @@ start_read (uint64_t offset, uint64_t length)
   nbd_completion_callback cb = { .callback = read_done, .user_data = slot };
 
   slot->kind = KIND_DATA;
+  slot->conn = conns_pick (&src);
   slot_debug (slot, "read");
-  if (nbd_aio_pread (src.nbd, slot->buf, length, offset, cb, 0) == -1)
+  if (nbd_aio_pread (((struct conn *) slot->conn)->nbd, slot->buf, length,
+                     offset, cb, 0) == -1)
     ring_complete (slot, conn_issue_errno (), SLOT_FAILED);
 }
 
@@ -394,7 +398,7 @@ static void
 pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
 {
   /* A lost connection fails every read in flight: report the loss. */
-  conn_check (&src, &stop);
+  conns_check (&src, &stop);
   while (!stop_requested (&stop)) {
     start_slots ();
     give_ready ();
@@ -405,9 +409,9 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
   /* Stopping, on a signal or a failure: wait only for the commands in
    * flight.  What the hash threads still hold is theirs to finish.
    */
-  if (stop_requested (&stop) ? !conn_busy (&src) : bytes_hashed == size)
+  if (stop_requested (&stop) ? !conns_busy (&src) : bytes_hashed == size)
     ev_break (loop, EVBREAK_ALL);
-  conn_update (&src);
+  conns_update (&src);
 }
 
 /* For the timeout message: the oldest read still in flight.  Only slots
@@ -423,7 +427,8 @@ describe_oldest (const struct conn *c, char *buf, size_t len)
 
   for (seq = nr_passed; seq < ring->next_seq; seq++) {
     slot = ring_at (ring, seq);
-    if (slot->kind == KIND_DATA && slot->state == SLOT_READING) {
+    if (slot->kind == KIND_DATA && slot->state == SLOT_READING &&
+        slot->conn == c) {
       snprintf (buf, len, "read at offset %" PRIu64 " length %" PRIu64,
                 slot->offset, slot->length);
       return;
@@ -442,7 +447,7 @@ stopped (void)
     message ("interrupted by %s after hashing %" PRIu64 " of %" PRIu64
              " bytes; no digest", stop_signal_name (&stop), bytes_hashed,
              size);
-  conn_close_all ((struct conn *const []) { &src }, 1, &stop);
+  conns_close ((struct conns *const []) { &src }, 1, &stop);
   stop_exit (&stop);
 }
 
@@ -469,6 +474,9 @@ usage (FILE *fp, int status)
 "                      suffixes k, M, G are powers of 1024\n"
 "  --socket-buffer=SIZE\n"
 "                      set SO_SNDBUF and SO_RCVBUF of the socket\n"
+"  -C N, --connections=N\n"
+"                      connections to the server (1-%d; default %d if\n"
+"                      the server advertises multi-conn, else 1)\n"
 "  --timeout=SECONDS   fail if the server sends nothing for this long\n"
 "                      while a read waits for it (default %d, 0 for never)\n"
 "  -p, --progress      show a progress bar on stderr, if it is a terminal\n"
@@ -478,7 +486,7 @@ usage (FILE *fp, int status)
 "  -V, --version       show the version and exit\n",
            progname, MAX_REQUESTS, CHECKSUM_REQUESTS,
            MIN_REQUEST_SIZE, MAX_REQUEST_SIZE / (1024 * 1024),
-           DEFAULT_TIMEOUT);
+           MAX_CONNECTIONS, DEFAULT_CONNECTIONS, DEFAULT_TIMEOUT);
   exit (status);
 }
 
@@ -495,6 +503,7 @@ main (int argc, char *argv[])
     { "progress",     optional_argument, NULL, 'p' },
     { "socket-buffer", required_argument, NULL, OPT_SOCKET_BUFFER },
     { "timeout",      required_argument, NULL, OPT_TIMEOUT },
+    { "connections",  required_argument, NULL, 'C' },
     { "verbose",      no_argument,       NULL, 'v' },
     { "help",         no_argument,       NULL, 'h' },
     { "version",      no_argument,       NULL, 'V' },
@@ -510,13 +519,14 @@ main (int argc, char *argv[])
   };
   int progress_mode = PROGRESS_NONE;
   unsigned timeout = DEFAULT_TIMEOUT;
+  unsigned connections = 0;     /* 0: decided by multi-conn */
   char hex[BLKHASH_HEX_SIZE];
   ev_prepare pump;
   struct ev_loop *loop;
   int c;
 
   set_progname (argv[0]);
-  while ((c = getopt_long (argc, argv, ":pvhV", long_options, NULL)) != -1) {
+  while ((c = getopt_long (argc, argv, ":C:pvhV", long_options, NULL)) != -1) {
     switch (c) {
     case OPT_DIGEST:
       digest = optarg;
@@ -535,6 +545,9 @@ main (int argc, char *argv[])
       break;
     case OPT_TIMEOUT:
       timeout = option_timeout (optarg);
+      break;
+    case 'C':
+      connections = option_connections (optarg, MAX_CONNECTIONS);
       break;
     case 'p':
       progress_mode = option_progress (optarg);
@@ -585,12 +598,13 @@ main (int argc, char *argv[])
    * reads in flight when stopping; without, a grace period does.
    */
   stop_init (&stop, loop, timeout > 0 ? 0 : STOP_GRACE);
-  conn_connect (&src, loop, image, image, &opts, timeout);
-  conn_wait_connected ((struct conn *const []) { &src }, 1);
-  check_request_size (src.nbd, image, request_size);
-  size = export_size (src.nbd, image);
-  check_image_end (src.nbd, image, size);
-  extents_init (&map, src.nbd, image);
+  conns_connect (&src, loop, image, image, &opts, timeout, connections,
+                 false);
+  check_request_size (src.v[0]->nbd, image, request_size);
+  size = export_size (src.v[0]->nbd, image);
+  check_image_end (src.v[0]->nbd, image, size);
+  /* Block status goes to one connection: the map is one sequence. */
+  extents_init (&map, src.v[0]->nbd, image);
 
   ring = ring_new (requests, request_size, RING_IN_ORDER);
   if (ring == NULL)
@@ -600,7 +614,7 @@ main (int argc, char *argv[])
          "%u requests of %" PRIu64 " bytes", size, digest, block_size,
          requests, request_size);
 
-  src.describe = describe_oldest;
+  conns_set_describe (&src, describe_oldest);
   ev_prepare_init (&pump, pump_cb);
   ev_prepare_start (loop, &pump);
 
@@ -627,7 +641,7 @@ main (int argc, char *argv[])
   debug ("%" PRIu64 " block-status commands", map.commands);
   printf ("%s  %s\n", hex, image);
 
-  conn_close_all ((struct conn *const []) { &src }, 1, &stop);
+  conns_close ((struct conns *const []) { &src }, 1, &stop);
   extents_free (&map);
   ring_free (ring);
   blkhash_free (&hash);

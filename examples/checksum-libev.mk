@@ -7,6 +7,7 @@ examples_checksum_libev_SOURCES = \
 	$(COMMON_BLKHASH) \
 	$(COMMON_CONN) \
 	$(COMMON_CONNECT) \
+	$(COMMON_CONNS) \
 	$(COMMON_EXTENTS) \
 	$(COMMON_OPTIONS) \
 	$(COMMON_POOL) \

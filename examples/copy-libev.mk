@@ -6,6 +6,7 @@ examples_copy_libev_SOURCES = \
 	examples/copy-libev.c \
 	$(COMMON_CONN) \
 	$(COMMON_CONNECT) \
+	$(COMMON_CONNS) \
 	$(COMMON_FLUSH) \
 	$(COMMON_OPTIONS) \
 	$(COMMON_RING) \

@@ -30,8 +30,8 @@
  * destination).  Build it on its own from the repository root:
  *
  *   cc -O2 -Icommon examples/zero-extent-copy-libev.c common/conn.c \
- *     common/connect.c common/extents.c common/flush.c common/options.c \
- *     common/ring.c common/stop.c common/util.c \
+ *     common/connect.c common/conns.c common/extents.c common/flush.c \
+ *     common/options.c common/ring.c common/stop.c common/util.c \
  *     -o zero-extent-copy-libev -lnbd -lev
  */
 
@@ -53,6 +53,7 @@
 #include <ev.h>
 
 #include "conn.h"
+#include "conns.h"
 #include "connect.h"
 #include "extents.h"
 #include "flush.h"
@@ -89,7 +90,7 @@ enum work {
   WORK_SKIP,            /* a zero extent on a zero destination: nothing */
 };
 
-static struct conn src, dst;
+static struct conns src, dst;  /* connections to each server */
 static struct extent_map src_map;
 static struct ring *ring;
 static uint64_t size;           /* bytes to copy: the source's size */
@@ -135,8 +136,9 @@ start_read (struct slot *slot)
   nbd_completion_callback cb = { .callback = read_done, .user_data = slot };
 
   slot->kind = OP_READ;
+  slot->conn = conns_pick (&src);
   slot_debug (slot, "read");
-  if (nbd_aio_pread (src.nbd, slot->buf, slot->length, slot->offset,
+  if (nbd_aio_pread (((struct conn *) slot->conn)->nbd, slot->buf, slot->length, slot->offset,
                      cb, 0) == -1)
     ring_complete (slot, conn_issue_errno (), SLOT_FAILED);
 }
@@ -148,8 +150,9 @@ start_write (struct slot *slot)
 
   slot->kind = OP_WRITE;
   slot->state = SLOT_WRITING;
+  slot->conn = conns_pick (&dst);
   slot_debug (slot, "write");
-  if (nbd_aio_pwrite (dst.nbd, slot->buf, slot->length, slot->offset,
+  if (nbd_aio_pwrite (((struct conn *) slot->conn)->nbd, slot->buf, slot->length, slot->offset,
                       cb, 0) == -1)
     ring_complete (slot, conn_issue_errno (), SLOT_FAILED);
 }
@@ -171,9 +174,10 @@ start_zero (struct slot *slot)
   }
   slot->kind = OP_ZERO;
   slot->state = SLOT_WRITING;
+  slot->conn = conns_pick (&dst);
   slot_debug (slot, "zero");
   nr_zeroes++;
-  if (nbd_aio_zero (dst.nbd, slot->length, slot->offset, cb,
+  if (nbd_aio_zero (((struct conn *) slot->conn)->nbd, slot->length, slot->offset, cb,
                     zero_flags) == -1)
     ring_complete (slot, conn_issue_errno (), SLOT_FAILED);
 }
@@ -190,7 +194,7 @@ slot_failed (const struct slot *slot)
 {
   slot_debug (slot, "failed");
   stop_fail (&stop, "%s: %s failed at offset %" PRIu64 " length %" PRIu64
-             ": %s", slot->kind == OP_READ ? src.name : dst.name,
+             ": %s", ((const struct conn *) slot->conn)->name,
              op_names[slot->kind], slot->offset, slot->length,
              conn_strerror (slot->error));
 }
@@ -213,7 +217,7 @@ copy_finished (void)
 {
   if (next_offset < size || !ring_idle (ring))
     return false;
-  return !want_flush || flush_finished (&flush, dst.nbd, "destination");
+  return !want_flush || flush_finished (&flush, dst.v[0]->nbd, "destination");
 }
 
 /* Once stopping: true when no command is in flight on either
@@ -223,25 +227,27 @@ copy_finished (void)
 static bool
 stop_finished (void)
 {
-  if (conn_busy (&src) || conn_busy (&dst))
+  if (conns_busy (&src) || conns_busy (&dst))
     return false;
   /* Only a destination still connected, with no write failed, can make
    * the writes below the reported offset durable.
    */
   return stop.signum == 0 || !want_flush ||
-    nbd_aio_is_ready (dst.nbd) != 1 || ring_first_failed (ring) != NULL ||
-    flush_finished (&flush, dst.nbd, "destination");
+    nbd_aio_is_ready (dst.v[0]->nbd) != 1 ||
+    ring_first_failed (ring) != NULL ||
+    flush_finished (&flush, dst.v[0]->nbd, "destination");
 }
 
 /* For the timeout message: the oldest command still waiting on c. */
 static void
 describe_oldest (const struct conn *c, char *buf, size_t len)
 {
-  const struct slot *slot =
-    ring_oldest (ring, c == &src ? SLOT_READING : SLOT_WRITING);
+  const struct slot *slot = ring_oldest (ring, SLOT_READING, c);
 
   if (slot == NULL)
-    snprintf (buf, len, "%s", c == &src ? "block status" : "flush");
+    slot = ring_oldest (ring, SLOT_WRITING, c);
+  if (slot == NULL)
+    snprintf (buf, len, "block status or flush");
   else
     snprintf (buf, len, "%s at offset %" PRIu64 " length %" PRIu64,
               op_names[slot->kind], slot->offset, slot->length);
@@ -344,8 +350,8 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
    * command in flight on it, and a finished read must not start a write
    * on a handle that is gone.
    */
-  conn_check (&src, &stop);
-  conn_check (&dst, &stop);
+  conns_check (&src, &stop);
+  conns_check (&dst, &stop);
   if ((slot = ring_first_failed (ring)) != NULL)
     slot_failed (slot);
 
@@ -394,8 +400,8 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
 
   if (stop_requested (&stop) ? stop_finished () : copy_finished ())
     ev_break (loop, EVBREAK_ALL);
-  conn_update (&src);
-  conn_update (&dst);
+  conns_update (&src);
+  conns_update (&dst);
 }
 
 /* After a signal or a failure, once nothing is in flight: say what was
@@ -408,7 +414,7 @@ stopped (void)
     message ("interrupted by %s after %" PRIu64 " bytes; the destination "
              "is complete below offset %" PRIu64, stop_signal_name (&stop),
              bytes_done, ring_low_water (ring, next_offset));
-  conn_close_all ((struct conn *const []) { &src, &dst }, 2, &stop);
+  conns_close ((struct conns *const []) { &src, &dst }, 2, &stop);
   stop_exit (&stop);
 }
 
@@ -438,6 +444,9 @@ usage (FILE *fp, int status)
 "  --flush             flush the destination when the copy is done\n"
 "  --socket-buffer=SIZE\n"
 "                      set SO_SNDBUF and SO_RCVBUF of both sockets\n"
+"  -C N, --connections=N\n"
+"                      connections to each server (1-%d; default %d\n"
+"                      if the server advertises multi-conn, else 1)\n"
 "  --timeout=SECONDS   fail if a server sends nothing for this long while\n"
 "                      a command waits for it (default %d, 0 for never)\n"
 "  -p, --progress      show a progress bar on stderr, if it is a terminal\n"
@@ -447,7 +456,7 @@ usage (FILE *fp, int status)
 "  -V, --version       show the version and exit\n",
            progname, MAX_REQUESTS, DEFAULT_REQUESTS,
            MIN_REQUEST_SIZE, MAX_REQUEST_SIZE / (1024 * 1024),
-           DEFAULT_TIMEOUT);
+           MAX_CONNECTIONS, DEFAULT_CONNECTIONS, DEFAULT_TIMEOUT);
   exit (status);
 }
 
@@ -469,6 +478,7 @@ main (int argc, char *argv[])
     { "progress",            optional_argument, NULL, 'p' },
     { "socket-buffer",       required_argument, NULL, OPT_SOCKET_BUFFER },
     { "timeout",             required_argument, NULL, OPT_TIMEOUT },
+    { "connections",         required_argument, NULL, 'C' },
     { "verbose",             no_argument,       NULL, 'v' },
     { "help",                no_argument,       NULL, 'h' },
     { "version",             no_argument,       NULL, 'V' },
@@ -484,13 +494,14 @@ main (int argc, char *argv[])
   struct connect_options dst_opts = { .want_extents = true };
   int progress_mode = PROGRESS_NONE;
   unsigned timeout = DEFAULT_TIMEOUT;
+  unsigned connections = 0;     /* 0: decided by multi-conn */
   bool allocated = false, destination_is_zero = false;
   ev_prepare pump;
   struct ev_loop *loop;
   int c;
 
   set_progname (argv[0]);
-  while ((c = getopt_long (argc, argv, ":pvhV", long_options, NULL)) != -1) {
+  while ((c = getopt_long (argc, argv, ":C:pvhV", long_options, NULL)) != -1) {
     switch (c) {
     case OPT_REQUESTS:
       requests = option_requests (optarg);
@@ -526,6 +537,9 @@ main (int argc, char *argv[])
     case OPT_TIMEOUT:
       timeout = option_timeout (optarg);
       break;
+    case 'C':
+      connections = option_connections (optarg, MAX_CONNECTIONS);
+      break;
     case 'p':
       progress_mode = option_progress (optarg);
       break;
@@ -558,34 +572,37 @@ main (int argc, char *argv[])
    * commands in flight when stopping; without, a grace period does.
    */
   stop_init (&stop, loop, timeout > 0 ? 0 : STOP_GRACE);
-  conn_connect (&src, loop, "source", argv[optind], &src_opts, timeout);
-  conn_connect (&dst, loop, "destination", argv[optind + 1], &dst_opts,
-                timeout);
-  conn_wait_connected ((struct conn *const []) { &src, &dst }, 2);
-  size = check_copy (src.nbd, dst.nbd, request_size);
+  conns_connect (&src, loop, "source", argv[optind], &src_opts, timeout,
+                 connections, false);
+  conns_connect (&dst, loop, "destination", argv[optind + 1], &dst_opts,
+                 timeout, connections, true);
+  size = check_copy (src.v[0]->nbd, dst.v[0]->nbd, request_size);
   /* Both are powers of two, so the larger is a multiple of the other. */
-  block = MAX (min_block_size (src.nbd), min_block_size (dst.nbd));
+  block = MAX (min_block_size (src.v[0]->nbd),
+               min_block_size (dst.v[0]->nbd));
 
-  dst_can_zero = nbd_can_zero (dst.nbd) == 1;
+  dst_can_zero = nbd_can_zero (dst.v[0]->nbd) == 1;
   if (!dst_can_zero)
     debug ("destination cannot zero: writing buffers of zeroes instead");
   zero_flags = allocated ? LIBNBD_CMD_FLAG_NO_HOLE : 0;
   skip_zeroes = destination_is_zero ||
-    (!allocated && extents_reads_as_zero (dst.nbd, "destination", size, timeout));
+    (!allocated && extents_reads_as_zero (dst.v[0]->nbd, "destination", size,
+                                          timeout));
 
   ring = ring_new (requests, request_size, RING_ANY_ORDER);
   if (ring == NULL)
     die ("cannot allocate %u requests of %" PRIu64 " bytes: %s",
          requests, request_size, strerror (errno));
-  extents_init (&src_map, src.nbd, "source");
+  /* Block status goes to one connection: the map is one sequence. */
+  extents_init (&src_map, src.v[0]->nbd, "source");
   debug ("copying %" PRIu64 " bytes with %u requests of %" PRIu64
          " bytes, block size %" PRIu64 ", zero extents %s", size, requests,
          request_size, block,
          skip_zeroes ? "skipped" : allocated ? "zeroed with NO_HOLE"
          : "zeroed, holes allowed");
 
-  src.describe = describe_oldest;
-  dst.describe = describe_oldest;
+  conns_set_describe (&src, describe_oldest);
+  conns_set_describe (&dst, describe_oldest);
   ev_prepare_init (&pump, pump_cb);
   ev_prepare_start (loop, &pump);
 
@@ -606,7 +623,7 @@ main (int argc, char *argv[])
   /* A clean disconnect: the destination learns that the client is done
    * and may flush its caches in its own time.
    */
-  conn_close_all ((struct conn *const []) { &src, &dst }, 2, &stop);
+  conns_close ((struct conns *const []) { &src, &dst }, 2, &stop);
   extents_free (&src_map);
   ring_free (ring);
   return EXIT_SUCCESS;

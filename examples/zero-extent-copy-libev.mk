@@ -6,6 +6,7 @@ examples_zero_extent_copy_libev_SOURCES = \
 	examples/zero-extent-copy-libev.c \
 	$(COMMON_CONN) \
 	$(COMMON_CONNECT) \
+	$(COMMON_CONNS) \
 	$(COMMON_EXTENTS) \
 	$(COMMON_FLUSH) \
 	$(COMMON_OPTIONS) \

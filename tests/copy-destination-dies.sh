@@ -15,10 +15,12 @@ for prog in copy-libev zero-extent-copy-libev; do
     start_nbdkit dst --filter=delay memory 1G delay-write=10ms
     ( sleep 1; kill -$sig "$(cat "$tmpdir/dst.pid")" ) &
     if [ $sig = KILL ]; then
-      expect_error "$prog: destination: connection lost: " $prog "$src" "$dst"
+      expect_error ": connection lost: " $prog "$src" "$dst"
+      grep -Eq "^$prog: destination( connection [0-9]+)?: connection lost: " \
+        "$tmpdir/err" || fail "unexpected message"
     else
-      expect_error "$prog: destination: " $prog "$src" "$dst"
-      grep -Eq "^$prog: destination: (connection lost: the server closed it|write failed at offset [0-9]+ length 1048576: the server is shutting down)\$" \
+      expect_error "$prog: destination" $prog "$src" "$dst"
+      grep -Eq "^$prog: destination( connection [0-9]+)?: (connection lost: the server closed it|write failed at offset [0-9]+ length 1048576: the server is shutting down)\$" \
         "$tmpdir/err" || fail "unexpected message"
     fi
     wait

@@ -16,9 +16,9 @@ cp "$tmpdir/marker.img" "$tmpdir/dst.img"
 start_nbdkit dst --filter=error file "$tmpdir/dst.img" \
              error-pwrite=EIO error-pwrite-rate=100%
 
-expect_error "destination: write failed at offset " copy-libev "$src" "$dst"
+expect_error "write failed at offset " copy-libev "$src" "$dst"
 # Whichever write failed first, it is one of the copy's requests.
-grep -qE ": destination: write failed at offset [0-9]+ length $mib: Input/output error$" \
+grep -qE ": destination( connection [0-9]+)?: write failed at offset [0-9]+ length $mib: Input/output error$" \
      "$tmpdir/err" || fail "the message does not name a request"
 o=$(sed 's/.* offset \([0-9]*\) .*/\1/' "$tmpdir/err")
 [ $((o % mib)) -eq 0 ] && [ "$o" -lt $size ] || fail "offset $o is not a request's"

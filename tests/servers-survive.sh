@@ -21,10 +21,10 @@ alive ()
 
 for i in 1 2 3 4 5; do
   for prog in copy-libev zero-extent-copy-libev; do
-    expect_error "source: read failed at offset" $prog --requests=16 "$badread" "$dst"
+    expect_error "read failed at offset" $prog --requests=16 "$badread" "$dst"
     alive "$badread" "$prog, read error"
     alive "$dst" "$prog, read error"
-    expect_error "destination: write failed at offset" $prog --requests=16 "$good" "$badwrite"
+    expect_error "write failed at offset" $prog --requests=16 "$good" "$badwrite"
     alive "$good" "$prog, write error"
     alive "$badwrite" "$prog, write error"
   done

@@ -195,11 +195,15 @@ test_oldest_and_low_water (void)
   struct slot *b = ring_take (ring, 0, 100);
   struct slot *c = ring_take (ring, 100, 100);
 
-  CHECK (ring_oldest (ring, SLOT_READING) == a);
-  CHECK (ring_oldest (ring, SLOT_WRITING) == NULL);
+  CHECK (ring_oldest (ring, SLOT_READING, NULL) == a);
+  CHECK (ring_oldest (ring, SLOT_WRITING, NULL) == NULL);
   a->state = SLOT_WRITING;
-  CHECK (ring_oldest (ring, SLOT_READING) == b);
-  CHECK (ring_oldest (ring, SLOT_WRITING) == a);
+  CHECK (ring_oldest (ring, SLOT_READING, NULL) == b);
+  CHECK (ring_oldest (ring, SLOT_WRITING, NULL) == a);
+  /* Filtered by where the command went. */
+  b->conn = &b;
+  CHECK (ring_oldest (ring, SLOT_READING, &b) == b);
+  CHECK (ring_oldest (ring, SLOT_READING, &c) == NULL);
   CHECK (ring_low_water (ring, 300) == 0);
   ring_release (b);
   CHECK (ring_low_water (ring, 300) == 100);

@@ -41,19 +41,19 @@ servers ()
 }
 
 servers --filter=error pattern 16M error-pread=EIO error-pread-rate=100%
-under_valgrind "source: read failed" copy-libev "$src" "$dst"
+under_valgrind "read failed" copy-libev "$src" "$dst"
 servers --filter=error pattern 16M error-pread=EIO error-pread-rate=100%
-under_valgrind "source: read failed" zero-extent-copy-libev "$src" "$dst"
+under_valgrind "read failed" zero-extent-copy-libev "$src" "$dst"
 servers --filter=error pattern 16M error-pread=EIO error-pread-rate=100%
 under_valgrind "read failed" checksum-libev "$src"
 
 servers pattern 16M
-under_valgrind "destination: write failed" copy-libev "$src" "$dst"
+under_valgrind "write failed" copy-libev "$src" "$dst"
 servers pattern 16M
-under_valgrind "destination: write failed" zero-extent-copy-libev "$src" "$dst"
+under_valgrind "write failed" zero-extent-copy-libev "$src" "$dst"
 # All zero: with --allocated the one zero command must be sent.
 servers data '' size=16M
-under_valgrind "destination: zero failed" zero-extent-copy-libev --allocated "$src" "$dst"
+under_valgrind "zero failed" zero-extent-copy-libev --allocated "$src" "$dst"
 
 none="nbd+unix:///?socket=$tmpdir/none.sock"
 under_valgrind "cannot connect" copy-libev "$none" "$dst"

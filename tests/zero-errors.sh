@@ -10,19 +10,20 @@ start_nbdkit dst memory 4M
 
 start_nbdkit rerr --filter=error data '1 @1048576 1' size=4M \
   error-pread=EIO error-pread-rate=100%
-# One request at a time: with more, the read at 1 MiB may fail first.
+# One request at a time, on one connection, so that the message is
+# known exactly: with more, the read at 1 MiB may fail first.
 expect_error "source: read failed at offset 0 length 32768: Input/output error" \
-  zero-extent-copy-libev --requests=1 "$rerr" "$dst"
+  zero-extent-copy-libev -C 1 --requests=1 "$rerr" "$dst"
 
 start_nbdkit werr --filter=error --filter=noextents memory 4M \
   error-pwrite=ENOSPC error-pwrite-rate=100%
 expect_error "destination: write failed at offset 0 length 32768: No space left on device" \
-  zero-extent-copy-libev --requests=1 "$src" "$werr"
+  zero-extent-copy-libev -C 1 --requests=1 "$src" "$werr"
 
 start_nbdkit zerr --filter=error --filter=noextents memory 4M \
   error-zero=EIO error-zero-rate=100%
 expect_error "destination: zero failed at offset 32768 length 1015808: Input/output error" \
-  zero-extent-copy-libev --requests=1 "$src" "$zerr"
+  zero-extent-copy-libev -C 1 --requests=1 "$src" "$zerr"
 
 expect_error "cannot be used together" \
   zero-extent-copy-libev --allocated --destination-is-zero "$src" "$dst"

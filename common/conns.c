@@ -1,0 +1,173 @@
+/* nbd-libev-examples: several connections to one server.  See conns.h. */
+
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libnbd.h>
+#include <ev.h>
+
+#include "conn.h"
+#include "conns.h"
+#include "util.h"
+
+/* Name connection i, with its number if numbered. */
+static char *
+name_connection (const char *name, unsigned i, bool numbered)
+{
+  size_t len = strlen (name) + 32;
+  char *s = malloc (len);
+
+  if (s == NULL)
+    die ("cannot allocate %zu bytes for a connection's name: %s",
+         len, strerror (errno));
+  if (numbered)
+    snprintf (s, len, "%s connection %u", name, i + 1);
+  else
+    snprintf (s, len, "%s", name);
+  return s;
+}
+
+void
+conns_connect (struct conns *s, struct ev_loop *loop, const char *name,
+               const char *uri, const struct connect_options *opts,
+               double timeout, unsigned wanted, bool writing)
+{
+  struct conn *extra[MAX_CONNECTIONS];
+  bool multi;
+  unsigned want, i;
+
+  s->n = s->next = 0;
+  s->names[0] = name_connection (name, 0, false);
+  conn_connect (&s->c[0], loop, s->names[0], uri, opts, timeout);
+  s->opened = 1;
+  conn_wait_connected ((struct conn *const []) { &s->c[0] }, 1);
+  s->v[s->n++] = &s->c[0];
+
+  /* Whether the server advertises multi-conn is only known now, from
+   * the first handshake.
+   */
+  multi = nbd_can_multi_conn (s->c[0].nbd) == 1;
+  if (wanted == 0)
+    want = multi ? DEFAULT_CONNECTIONS : 1;
+  else if (wanted > 1 && !multi && writing)
+    die ("%s: the server does not advertise multi-conn, so a flush on one "
+         "of %u connections would not cover writes on the others; use "
+         "--connections=1", name, wanted);
+  else
+    want = wanted;
+  debug ("%s: %u connection%s (%s)", name, want, want == 1 ? "" : "s",
+         wanted != 0 ? "asked for"
+         : multi ? "the server advertises multi-conn"
+         : "the server does not advertise multi-conn");
+  if (want == 1)
+    return;
+
+  /* Once there are several, each connection's messages say which. */
+  free (s->names[0]);
+  s->names[0] = name_connection (name, 0, true);
+  s->c[0].name = s->names[0];
+  for (i = 1; i < want; i++) {
+    s->names[i] = name_connection (name, i, true);
+    s->c[i].optional = true;
+    conn_connect (&s->c[i], loop, s->names[i], uri, opts, timeout);
+    extra[i - 1] = &s->c[i];
+  }
+  s->opened = want;
+  conn_wait_connected (extra, want - 1);
+
+  /* A server may accept fewer connections than it advertises use for (a
+   * connection limit): carry on with those it took.
+   */
+  for (i = 1; i < want; i++) {
+    if (s->c[i].failure[0] != '\0')
+      debug ("%s: %s; going on with fewer connections",
+             s->names[i], s->c[i].failure);
+    else
+      s->v[s->n++] = &s->c[i];
+  }
+}
+
+struct conn *
+conns_pick (struct conns *s)
+{
+  struct conn *best = NULL;
+  int64_t fewest = INT64_MAX, in_flight;
+  unsigned k;
+
+  for (k = 0; k < s->n; k++) {
+    struct conn *c = s->v[(s->next + k) % s->n];
+
+    in_flight = nbd_aio_in_flight (c->nbd);
+    if (in_flight < fewest) {
+      best = c;
+      fewest = in_flight;
+    }
+  }
+  /* The next search starts one further on, so equals take turns. */
+  s->next = (s->next + 1) % s->n;
+  return best;
+}
+
+bool
+conns_busy (const struct conns *s)
+{
+  unsigned i;
+
+  for (i = 0; i < s->n; i++)
+    if (conn_busy (s->v[i]))
+      return true;
+  return false;
+}
+
+void
+conns_update (struct conns *s)
+{
+  unsigned i;
+
+  for (i = 0; i < s->n; i++)
+    conn_update (s->v[i]);
+}
+
+void
+conns_check (const struct conns *s, struct stop *stop)
+{
+  unsigned i;
+
+  for (i = 0; i < s->n; i++)
+    conn_check (s->v[i], stop);
+}
+
+void
+conns_set_describe (struct conns *s, conn_describe_fn describe)
+{
+  unsigned i;
+
+  for (i = 0; i < s->n; i++)
+    s->v[i]->describe = describe;
+}
+
+void
+conns_close (struct conns *const sets[], size_t n, const struct stop *stop)
+{
+  struct conn *all[2 * MAX_CONNECTIONS];
+  size_t i, j, k = 0;
+
+  /* Every connection opened, the refused ones included: their handles
+   * need closing too.
+   */
+  for (i = 0; i < n; i++)
+    for (j = 0; j < sets[i]->opened && k < 2 * MAX_CONNECTIONS; j++)
+      all[k++] = &sets[i]->c[j];
+  if (k > 0)
+    conn_close_all (all, k, stop);
+  for (i = 0; i < n; i++)
+    for (j = 0; j < sets[i]->opened; j++)
+      free (sets[i]->names[j]);
+}

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Several connections per server (-C, --connections): exact copies with
+# 1, 2, 4 and 8 connections and odd request counts, into a destination
+# that checks every write (nbdkit's checkwrite filter) and into memory;
+# the same digest from checksum-libev whatever the number; the default
+# of 4 to a server that advertises multi-conn and 1 to one that does
+# not, counted by nbdkit's log filter; -C 2 refused for a destination
+# without multi-conn; fewer connections, not a failure, from a server
+# that limits them; and an error on one connection named in the
+# message.
+source "$abs_top_srcdir/tests/functions.sh"
+requires nbdkit nbdcopy
+requires_nbdkit_filter checkwrite
+requires_nbdkit_filter log
+requires_nbdkit_filter multi-conn
+requires_nbdkit_filter limit
+requires_nbdkit_filter error
+
+size=$((16 * 1024 * 1024 + 4096))
+start_nbdkit src pattern $size
+start_nbdkit sparse data '1 @1048576 1 @8388608 "hello"' size=$size
+read_back "$src" "$tmpdir/src.img"
+want=$(checksum-libev -C 1 "$src" | cut -d' ' -f1)
+
+for n in 1 2 4 8; do
+  for r in 3 7 16; do
+    # checkwrite serves the pattern too and fails any write that differs.
+    start_nbdkit chk --filter=checkwrite pattern $size
+    copy-libev -C $n --requests=$r "$src" "$chk" || fail "copy-libev -C $n --requests=$r"
+    zero-extent-copy-libev -C $n --requests=$r "$src" "$chk" ||
+      fail "zero-extent-copy-libev -C $n --requests=$r"
+    stop_server chk
+  done
+  start_nbdkit mem memory $size
+  zero-extent-copy-libev -C $n --requests=5 "$sparse" "$mem" || fail "sparse -C $n"
+  read_back "$sparse" "$tmpdir/a"
+  read_back "$mem" "$tmpdir/b"
+  cmp "$tmpdir/a" "$tmpdir/b" || fail "zero-extent-copy-libev -C $n copied wrongly"
+  stop_server mem
+  got=$(checksum-libev -C $n --requests=5 "$src" | cut -d' ' -f1)
+  [ "$got" = "$want" ] || fail "checksum-libev -C $n: $got, expected $want"
+done
+
+# connections LOGFILE: how many connections the server saw.
+connections ()
+{
+  grep -c ' Connect ' "$1"
+}
+
+start_nbdkit lsrc --filter=log pattern 16M logfile="$tmpdir/src.log"
+start_nbdkit ldst --filter=log memory 16M logfile="$tmpdir/dst.log"
+copy-libev -v "$lsrc" "$ldst" 2>"$tmpdir/v"
+grep -q 'source: 4 connections (the server advertises multi-conn)' "$tmpdir/v" ||
+  fail "no -v line for the default"
+[ "$(connections "$tmpdir/src.log")" -eq 4 ] || fail "source: not 4 connections"
+[ "$(connections "$tmpdir/dst.log")" -eq 4 ] || fail "destination: not 4 connections"
+
+start_nbdkit nsrc --filter=log --filter=multi-conn pattern 16M \
+  multi-conn-mode=disable logfile="$tmpdir/nsrc.log"
+start_nbdkit ndst --filter=log --filter=multi-conn memory 16M \
+  multi-conn-mode=disable logfile="$tmpdir/ndst.log"
+copy-libev -v "$nsrc" "$ndst" 2>"$tmpdir/v"
+grep -q 'destination: 1 connection (the server does not advertise multi-conn)' "$tmpdir/v" ||
+  fail "no -v line for a server without multi-conn"
+[ "$(connections "$tmpdir/nsrc.log")" -eq 1 ] || fail "source without multi-conn: not 1"
+[ "$(connections "$tmpdir/ndst.log")" -eq 1 ] || fail "destination without multi-conn: not 1"
+expect_error "the server does not advertise multi-conn" copy-libev -C 2 "$src" "$ndst"
+# A source is only read: it gets what was asked.
+copy-libev -C 2 "$nsrc" "$ldst" || fail "-C 2 from a source without multi-conn"
+
+# A server that takes one connection at a time: one, and a -v line.
+start_nbdkit one --filter=limit pattern 16M limit=1
+copy-libev -v "$one" "$ldst" 2>"$tmpdir/v" || fail "copy from a limited server"
+grep -q 'going on with fewer connections' "$tmpdir/v" || fail "no -v line for refused connections"
+
+# An error on the connections: the message names the connection.
+start_nbdkit bad --filter=error pattern 16M error-pread=EIO error-pread-rate=100%
+expect_error "read failed at offset" copy-libev -C 4 "$bad" "$ldst"
+grep -Eq '^copy-libev: source connection [1-4]: read failed at offset [0-9]+ length 1048576: Input/output error$' \
+  "$tmpdir/err" || fail "the message does not name the connection"
