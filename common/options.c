@@ -20,14 +20,25 @@
 #define PACKAGE_VERSION "standalone"
 #endif
 
-unsigned
-option_requests (const char *arg)
+/* A whole number from min to max for option --name, or a message that
+ * says what it must be ("a number of seconds from 0 to 86400").
+ */
+static unsigned
+count_option (const char *name, const char *arg, unsigned min, unsigned max,
+              const char *unit)
 {
   unsigned v;
 
-  if (parse_count (arg, 1, MAX_REQUESTS, &v) == -1)
-    die ("--requests: '%s' is not a number from 1 to %d", arg, MAX_REQUESTS);
+  if (parse_count (arg, min, max, &v) == -1)
+    die ("--%s: '%s' is not a number%s from %u to %u",
+         name, arg, unit, min, max);
   return v;
+}
+
+unsigned
+option_requests (const char *arg)
+{
+  return count_option ("requests", arg, 1, MAX_REQUESTS, "");
 }
 
 uint64_t
@@ -73,21 +84,13 @@ option_socket_buffer (const char *arg)
 unsigned
 option_connections (const char *arg, unsigned max)
 {
-  unsigned v;
-
-  if (parse_count (arg, 1, max, &v) == -1)
-    die ("--connections: '%s' is not a number from 1 to %u", arg, max);
-  return v;
+  return count_option ("connections", arg, 1, max, "");
 }
 
 unsigned
 option_timeout (const char *arg)
 {
-  unsigned v;
-
-  if (parse_count (arg, 0, 86400, &v) == -1)
-    die ("--timeout: '%s' is not a number of seconds from 0 to 86400", arg);
-  return v;
+  return count_option ("timeout", arg, 0, 86400, " of seconds");
 }
 
 int

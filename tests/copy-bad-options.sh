@@ -33,6 +33,10 @@ bad "--request-size: '100' is outside 512 bytes to 32 MiB" \
 bad "--request-size: '64M' is outside 512 bytes to 32 MiB" \
     --request-size=64M "$src" "$dst"
 bad "--request-size: '32M1' is not a size" --request-size=32M1 "$src" "$dst"
+bad "--timeout: 'x' is not a number of seconds from 0 to 86400" --timeout=x "$src" "$dst"
+bad "--timeout: '86401' is not a number of seconds" --timeout=86401 "$src" "$dst"
+bad "--connections: '0' is not a number from 1 to 16" -C 0 "$src" "$dst"
+bad "--connections: '17' is not a number from 1 to 16" --connections=17 "$src" "$dst"
 bad "unknown or ambiguous option '--bogus'; try --help" --bogus "$src" "$dst"
 bad "unknown option '-x'; try --help"  -x "$src" "$dst"
 bad "option '--flush' takes no value"  --flush=yes "$src" "$dst"
