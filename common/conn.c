@@ -85,14 +85,14 @@ timed_out (struct conn *c)
   char oldest[128];
 
   if (!c->connected && c->optional) {
-    give_up (c, "no NBD handshake within %g s", c->timeout);
+    give_up (c, "no NBD handshake within %g s", c->handshake_timeout);
     return;
   }
   if (!c->connected && strcmp (c->name, c->uri) == 0)
-    die ("%s: no NBD handshake within %g s", c->name, c->timeout);
+    die ("%s: no NBD handshake within %g s", c->name, c->handshake_timeout);
   if (!c->connected)
     die ("%s: no NBD handshake from %s within %g s",
-         c->name, c->uri, c->timeout);
+         c->name, c->uri, c->handshake_timeout);
   if (c->closing) {
     give_up (c, "no reply to the disconnect within %g s", c->timeout);
     return;
@@ -114,9 +114,14 @@ static void
 timeout_cb (struct ev_loop *loop, ev_timer *w, int revents)
 {
   struct conn *c = w->data;
-  ev_tstamp deadline = c->last_reply + c->timeout;
+  double limit = c->connected ? c->timeout : c->handshake_timeout;
+  ev_tstamp deadline = c->last_reply + limit;
   ev_tstamp now = ev_now (loop);
 
+  if (limit <= 0) {
+    ev_timer_stop (loop, w);    /* connected, and no timeout asked for */
+    return;
+  }
   if (c->waiting && deadline <= now) {
     timed_out (c);
     return;
@@ -125,7 +130,7 @@ timeout_cb (struct ev_loop *loop, ev_timer *w, int revents)
    * wait starts a full period from then (conn_update), so look again a
    * full period from now.
    */
-  w->repeat = c->waiting ? deadline - now : c->timeout;
+  w->repeat = c->waiting ? deadline - now : limit;
   ev_timer_again (loop, w);
 }
 
@@ -145,8 +150,8 @@ watch (struct conn *c, struct ev_loop *loop, const char *name)
   ev_io_start (loop, &c->io);
   ev_init (&c->timer, timeout_cb);
   c->timer.data = c;
-  if (c->timeout > 0) {
-    c->timer.repeat = c->timeout;
+  if (c->handshake_timeout > 0) {
+    c->timer.repeat = c->handshake_timeout;
     ev_timer_again (loop, &c->timer);
   }
 }
@@ -159,6 +164,14 @@ conn_connect (struct conn *c, struct ev_loop *loop, const char *name,
   c->nbd = open_handle (name, opts);
   c->uri = uri;
   c->timeout = timeout;
+  /* An extra connection gets a short handshake even without a timeout:
+   * a server that takes one connection at a time may never greet the
+   * others (qemu-nbd stops accepting, and the kernel completes the
+   * connect anyway), and the program can do without them.
+   */
+  c->handshake_timeout = timeout;
+  if (c->optional && (timeout <= 0 || timeout > OPTIONAL_HANDSHAKE))
+    c->handshake_timeout = OPTIONAL_HANDSHAKE;
   c->socket_buffer = opts->socket_buffer;
   c->connected = false;
   c->waiting = true;            /* for the handshake */
@@ -179,7 +192,9 @@ conn_connect (struct conn *c, struct ev_loop *loop, const char *name,
   watch (c, loop, name);
 }
 
-/* True once c's handshake is over; fatal if it failed. */
+/* True once c's handshake is over, or c was given up; fatal if it
+ * failed, unless c is optional.
+ */
 static bool
 connected (struct conn *c)
 {
@@ -229,6 +244,7 @@ conn_start (struct conn *c, struct ev_loop *loop, const char *name)
 {
   c->uri = name;
   c->timeout = 0;
+  c->handshake_timeout = 0;
   c->socket_buffer = 0;
   c->connected = true;
   c->waiting = false;
@@ -316,7 +332,7 @@ void
 conn_close_all (struct conn *const conns[], size_t n, const struct stop *s)
 {
   struct ev_loop *loop = conns[0]->loop;
-  bool all;
+  bool stopping = stop_requested (s), all;
   size_t i;
 
   for (i = 0; i < n; i++)
@@ -330,8 +346,10 @@ conn_close_all (struct conn *const conns[], size_t n, const struct stop *s)
         all = false;
       conn_update (conns[i]);
     }
-    /* A signal now means: do not wait for the goodbyes. */
-    if (all || stop_requested (s))
+    /* A signal now means: do not wait for the goodbyes.  (A program
+     * already stopping gets "interrupted again" from common/stop.c.)
+     */
+    if (all || (!stopping && stop_requested (s)))
       break;
     ev_run (loop, EVRUN_ONCE);
   }

@@ -40,7 +40,7 @@
  *    out, however long the whole run takes.  Only a connection that is
  *    waiting for its server (commands in flight, the handshake or the
  *    disconnect) can time out.  A handshake that times out is fatal at
- *    once.  Otherwise the connection is given up, its commands in
+ *    once, unless the connection is optional.  Otherwise the connection is given up, its commands in
  *    flight abandoned, and conn_check hands the program's struct stop a
  *    line naming the connection, the time waited and, through the
  *    program's describe callback, the oldest command still outstanding.
@@ -76,6 +76,12 @@
  */
 #define DEFAULT_TIMEOUT 120
 
+/* The longest an optional connection (an extra one of several, see
+ * common/conns.h) may take over its handshake, whatever --timeout says:
+ * a server greets a connection it accepts within milliseconds.
+ */
+#define OPTIONAL_HANDSHAKE 10
+
 struct conn;
 
 /* Fills buf with the oldest command still outstanding on c, such as
@@ -92,6 +98,7 @@ struct conn {
   const char *name;             /* "source" or "destination", for messages */
   const char *uri;
   double timeout;               /* seconds; 0: none */
+  double handshake_timeout;     /* seconds for the handshake; 0: none */
   uint64_t socket_buffer;       /* set once connected, if not 0 */
   bool connected;               /* the handshake is done */
   bool waiting;                 /* at the last update, waiting for the server */
@@ -108,14 +115,17 @@ struct conn {
 
 /* Open a handle and start connecting it to uri, in loop.  timeout (in
  * seconds, 0 for none) covers the handshake and, later, every wait for
- * a reply.  Fatal if the URI is bad or the connection is refused.
+ * a reply.  Fatal if the URI is bad or the connection is refused, unless
+ * c->optional was set: then the connection is given up, with the reason
+ * in c->failure.
  */
 void conn_connect (struct conn *c, struct ev_loop *loop, const char *name,
                    const char *uri, const struct connect_options *opts,
                    double timeout);
 
 /* Run the loop until every connection in conns has finished its
- * handshake (or died, which is fatal).
+ * handshake, or failed: fatal, except for an optional connection, which
+ * is given up.
  */
 void conn_wait_connected (struct conn *const conns[], size_t n);
 
@@ -141,7 +151,8 @@ void conn_check (const struct conn *c, struct stop *s);
 bool conn_busy (const struct conn *c);
 
 /* Disconnect every connection cleanly (NBD_CMD_DISC), running the loop
- * until each server has closed, its timeout passed, or a signal came;
+ * until each server has closed or its timeout passed, or a signal came
+ * (a program already stopping exits on a second one, common/stop.c);
  * then close the handles.
  */
 void conn_close_all (struct conn *const conns[], size_t n,

@@ -60,7 +60,8 @@ struct conns {
 /* Connect to uri, name labelling messages.  wanted is the number of
  * connections asked for, or 0 for the default; writing says whether the
  * program will write to this server.  timeout as for conn_connect.
- * Returns when every connection is ready; fatal if the first fails.
+ * Returns when every connection is ready or, for the extra ones, given
+ * up; fatal if the first fails.
  */
 void conns_connect (struct conns *s, struct ev_loop *loop, const char *name,
                     const char *uri, const struct connect_options *opts,
@@ -69,7 +70,7 @@ void conns_connect (struct conns *s, struct ev_loop *loop, const char *name,
 /* The connection for a new command. */
 struct conn *conns_pick (struct conns *s);
 
-/* True if any connection still waits for commands (conn_busy). */
+/* True if any connection has commands in flight (conn_busy). */
 bool conns_busy (const struct conns *s);
 
 /* conn_update and conn_check on every connection in use. */

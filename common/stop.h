@@ -19,7 +19,7 @@
  *     STOP_GRACE seconds the program exits with what it has.  A second
  *     signal ends it at once either way.
  *
- *  3. The program shuts its connections down cleanly (nbd_shutdown),
+ *  3. The program shuts its connections down cleanly (conn_close_all),
  *     says what it did, and calls stop_exit, which prints the recorded
  *     failure and exits: status 1 for a failure, 128 + the signal
  *     number for a signal, as a shell reports it.

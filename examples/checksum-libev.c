@@ -307,8 +307,8 @@ slot_failed (const struct slot *slot, const char *what)
 {
   slot_debug (slot, "failed");
   stop_fail (&stop, "%s: %s failed at offset %" PRIu64 " length %" PRIu64
-             ": %s", image, what, slot->offset, slot->length,
-             conn_strerror (slot->error));
+             ": %s", ((const struct conn *) slot->conn)->name, what,
+             slot->offset, slot->length, conn_strerror (slot->error));
 }
 
 /* Give slots to the hash threads in issue order, which is offset order,

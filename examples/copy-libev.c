@@ -171,7 +171,7 @@ stop_finished (void)
    * the writes below the reported offset durable.
    */
   return stop.signum == 0 || !want_flush ||
-    nbd_aio_is_ready (dst.v[0]->nbd) != 1 ||
+    dst.v[0]->failure[0] != '\0' || nbd_aio_is_ready (dst.v[0]->nbd) != 1 ||
     ring_first_failed (ring) != NULL ||
     flush_finished (&flush, dst.v[0]->nbd, "destination");
 }
@@ -185,7 +185,7 @@ describe_oldest (const struct conn *c, char *buf, size_t len)
   if (slot == NULL)
     slot = ring_oldest (ring, SLOT_WRITING, c);
   if (slot == NULL)
-    snprintf (buf, len, "block status or flush");
+    snprintf (buf, len, "a command other than a read or write");
   else
     snprintf (buf, len, "%s at offset %" PRIu64 " length %" PRIu64,
               op_names[slot->kind], slot->offset, slot->length);

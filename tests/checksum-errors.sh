@@ -30,8 +30,11 @@ expect_error "cannot connect" \
 # Every read fails: the first one in offset order is reported.
 start_nbdkit allbad --filter=error pattern 8M \
   error-pread=EIO error-pread-rate=100%
-expect_error "$allbad: read failed at offset 0 length 1048576: Input/output error" \
+expect_error "read failed at offset 0 length 1048576: Input/output error" \
   checksum-libev "$allbad"
+# The message names the image as given, and the connection.
+grep -qF "checksum-libev: $allbad connection " "$tmpdir/err" ||
+  fail "the message does not name the image and its connection"
 
 # One bad megabyte in the middle, after reads that succeeded and were
 # hashed already: still no digest.

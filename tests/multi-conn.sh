@@ -78,3 +78,17 @@ start_nbdkit bad --filter=error pattern 16M error-pread=EIO error-pread-rate=100
 expect_error "read failed at offset" copy-libev -C 4 "$bad" "$ldst"
 grep -Eq '^copy-libev: source connection [1-4]: read failed at offset [0-9]+ length 1048576: Input/output error$' \
   "$tmpdir/err" || fail "the message does not name the connection"
+
+# qemu-nbd without --shared takes one client at a time: it stops
+# accepting, and the kernel completes the other connects anyway, so the
+# extra connection never gets its greeting.  It is given up after its
+# handshake time and the copy goes on with one connection.
+requires qemu-nbd
+truncate -s 16M "$tmpdir/q.raw"
+start_qemu_nbd q -r -f raw "$tmpdir/q.raw"
+start=$(date +%s)
+copy-libev -v -C 2 --timeout=2 "$q" "$ldst" 2>"$tmpdir/v" ||
+  { cat "$tmpdir/v"; fail "copy from qemu-nbd with -C 2 failed"; }
+grep -q 'source connection 2: no NBD handshake within 2 s; going on with fewer connections' "$tmpdir/v" ||
+  { cat "$tmpdir/v"; fail "no -v line for the connection qemu-nbd did not greet"; }
+[ $(( $(date +%s) - start )) -lt 10 ] || fail "the extra connection held the copy up"
