@@ -300,18 +300,18 @@ main (int argc, char *argv[])
   enum { OPT_REQUESTS = 256, OPT_REQUEST_SIZE, OPT_INIT, OPT_NO_INIT,
          OPT_FLUSH, OPT_SOCKET_BUFFER, OPT_TIMEOUT };
   static const struct option long_options[] = {
-    { "requests",     required_argument, NULL, OPT_REQUESTS },
-    { "request-size", required_argument, NULL, OPT_REQUEST_SIZE },
-    { "init",         no_argument,       NULL, OPT_INIT },
-    { "no-init",      no_argument,       NULL, OPT_NO_INIT },
-    { "flush",        no_argument,       NULL, OPT_FLUSH },
-    { "progress",     optional_argument, NULL, 'p' },
-    { "socket-buffer", required_argument, NULL, OPT_SOCKET_BUFFER },
-    { "timeout",      required_argument, NULL, OPT_TIMEOUT },
-    { "connections",  required_argument, NULL, 'C' },
-    { "verbose",      no_argument,       NULL, 'v' },
-    { "help",         no_argument,       NULL, 'h' },
-    { "version",      no_argument,       NULL, 'V' },
+    { "requests",            required_argument, NULL, OPT_REQUESTS },
+    { "request-size",        required_argument, NULL, OPT_REQUEST_SIZE },
+    { "init",                no_argument,       NULL, OPT_INIT },
+    { "no-init",             no_argument,       NULL, OPT_NO_INIT },
+    { "flush",               no_argument,       NULL, OPT_FLUSH },
+    { "progress",            optional_argument, NULL, 'p' },
+    { "socket-buffer",       required_argument, NULL, OPT_SOCKET_BUFFER },
+    { "timeout",             required_argument, NULL, OPT_TIMEOUT },
+    { "connections",         required_argument, NULL, 'C' },
+    { "verbose",             no_argument,       NULL, 'v' },
+    { "help",                no_argument,       NULL, 'h' },
+    { "version",             no_argument,       NULL, 'V' },
     { NULL }
   };
   unsigned requests = DEFAULT_REQUESTS;
