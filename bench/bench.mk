@@ -23,6 +23,7 @@ EXTRA_DIST += \
 	bench/results/2026-12-02-145425-vm-request-size.svg \
 	bench/results/2026-12-02-145425-vm.md \
 	bench/results/2026-12-02-201356-vm.md \
+	bench/results/2026-12-02-211853-vm.md \
 	bench/run.sh \
 	bench/servers.sh \
 	$(NULL)

@@ -362,6 +362,23 @@ cmd "checksum-libev" 'checksum-libev "$SRC"'
 cmd "checksum-libev --timeout=0" 'checksum-libev --timeout=0 "$SRC"'
 run
 
+# Comparison 7: connections per server.  nbdkit advertises multi-conn,
+# so both nbdcopy and the examples open up to four, one per CPU, by
+# default; the destination is nbdkit null so that the client's and the
+# servers' CPU, not page faults, set the pace.
+begin 7 "Connections per server"
+claim "several connections (multi-conn) make the copy faster, as they do for nbdcopy"
+source_server "nbdkit pattern $size"
+destination_server "nbdkit null $size"
+fresh no
+cmd "copy-libev -C 1" 'copy-libev -C 1 "$SRC" "$DST"'
+cmd "copy-libev -C 2" 'copy-libev -C 2 "$SRC" "$DST"'
+cmd "copy-libev (default)" 'copy-libev "$SRC" "$DST"'
+cmd "copy-libev -C 4" 'copy-libev -C 4 "$SRC" "$DST"'
+cmd "nbdcopy" 'nbdcopy "$SRC" "$DST"'
+cmd "nbdcopy --connections=1" 'nbdcopy --connections=1 "$SRC" "$DST"'
+run
+
 [ ${#metas[@]} -gt 0 ] || die "BENCH_ONLY='$only' selects no comparison"
 {
   printf 'load_after\t%s\n' "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || :)"

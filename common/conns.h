@@ -7,15 +7,16 @@
  * protocol's "multi-conn" rule).  Such a server, nbdkit for one, may
  * also serve its connections in parallel, so a client that spreads its
  * requests over several gets more done.  nbdcopy does this by default,
- * with up to four connections.
+ * with up to four connections and no more than the CPUs.
  *
  * A struct conns is a set of struct conn (common/conn.h) to one URI, all
  * watched by the one loop:
  *
  *  - conns_connect opens the first connection and, once its handshake
  *    says whether the server advertises multi-conn, the others.  The
- *    default (wanted = 0) follows nbdcopy's rule: DEFAULT_CONNECTIONS
- *    when the server advertises multi-conn, otherwise one.  A number
+ *    default (wanted = 0) follows nbdcopy's rule: DEFAULT_CONNECTIONS,
+ *    but no more than the online CPUs, when the server advertises
+ *    multi-conn, otherwise one.  A number
  *    asked for explicitly is refused for a server without multi-conn
  *    that will be written, since one flush would not cover the writes
  *    done on the other connections; a server that will only be read
@@ -43,7 +44,8 @@
 #include "stop.h"
 
 /* Connections per server when it advertises multi-conn and the user did
- * not say, as nbdcopy; and the most -C takes.
+ * not say (at most: no more than the online CPUs), as nbdcopy; and the
+ * most -C takes.
  */
 #define DEFAULT_CONNECTIONS 4
 #define MAX_CONNECTIONS 16

@@ -63,6 +63,12 @@ awk '
     echo "6 $p"
     echo "6 $p --timeout=0"
   done
+  echo "7 copy-libev -C 1"
+  echo "7 copy-libev -C 2"
+  echo "7 copy-libev (default)"
+  echo "7 copy-libev -C 4"
+  echo "7 nbdcopy"
+  echo "7 nbdcopy --connections=1"
 } >"$tmpdir/expected"
 
 diff -u "$tmpdir/expected" "$tmpdir/rows" ||

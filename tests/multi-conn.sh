@@ -3,8 +3,8 @@
 # 1, 2, 4 and 8 connections and odd request counts, into a destination
 # that checks every write (nbdkit's checkwrite filter) and into memory;
 # the same digest from checksum-libev whatever the number; the default
-# of 4 to a server that advertises multi-conn and 1 to one that does
-# not, counted by nbdkit's log filter; -C 2 refused for a destination
+# (up to 4, one per CPU) to a server that advertises multi-conn and 1 to
+# one that does not, counted by nbdkit's log filter; -C 2 refused for a destination
 # without multi-conn; fewer connections, not a failure, from a server
 # that limits them; and an error on one connection named in the
 # message.
@@ -49,11 +49,21 @@ connections ()
 
 start_nbdkit lsrc --filter=log pattern 16M logfile="$tmpdir/src.log"
 start_nbdkit ldst --filter=log memory 16M logfile="$tmpdir/dst.log"
+# The default: up to 4, no more than the CPUs, as nbdcopy.
+cpus=$(nproc)
+want=$(( cpus < 4 ? cpus : 4 ))
 copy-libev -v "$lsrc" "$ldst" 2>"$tmpdir/v"
-grep -q 'source: 4 connections (the server advertises multi-conn)' "$tmpdir/v" ||
+[ $want -eq 1 ] ||
+  grep -q "source: $want connections (the server advertises multi-conn; at most one per CPU)" "$tmpdir/v" ||
   fail "no -v line for the default"
-[ "$(connections "$tmpdir/src.log")" -eq 4 ] || fail "source: not 4 connections"
-[ "$(connections "$tmpdir/dst.log")" -eq 4 ] || fail "destination: not 4 connections"
+[ "$(connections "$tmpdir/src.log")" -eq $want ] || fail "source: not $want connections"
+[ "$(connections "$tmpdir/dst.log")" -eq $want ] || fail "destination: not $want connections"
+# Asked for, four it is.
+stop_server lsrc
+rm "$tmpdir/src.log"
+start_nbdkit lsrc --filter=log pattern 16M logfile="$tmpdir/src.log"
+copy-libev -C 4 "$lsrc" "$ldst"
+[ "$(connections "$tmpdir/src.log")" -eq 4 ] || fail "-C 4: not 4 connections"
 
 start_nbdkit nsrc --filter=log --filter=multi-conn pattern 16M \
   multi-conn-mode=disable logfile="$tmpdir/nsrc.log"
