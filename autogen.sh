@@ -12,8 +12,9 @@ set -e
 build_pkgs="build-essential autoconf automake pkg-config libnbd-dev libev-dev libssl-dev"
 # Tests, demo and benchmarks: real servers, the tools compared with,
 # psktool (gnutls-bin) for the TLS test, script (bsdutils) for the
-# terminal test and valgrind for the error-path test.
-test_pkgs="nbdkit qemu-utils libnbd-bin python3 hyperfine gnuplot-nox perl gnutls-bin bsdutils valgrind"
+# terminal test, valgrind for the error-path test, and time (GNU
+# /usr/bin/time) for bench/interleave.sh.
+test_pkgs="nbdkit qemu-utils libnbd-bin python3 hyperfine gnuplot-nox perl gnutls-bin bsdutils valgrind time"
 
 missing=
 if command -v dpkg-query >/dev/null 2>&1; then

@@ -24,6 +24,7 @@ EXTRA_DIST += \
 	bench/results/2026-12-02-145425-vm.md \
 	bench/results/2026-12-02-201356-vm.md \
 	bench/results/2026-12-02-211853-vm.md \
+	bench/interleave.sh \
 	bench/run.sh \
 	bench/servers.sh \
 	$(NULL)

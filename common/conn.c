@@ -291,6 +291,12 @@ conn_busy (const struct conn *c)
   return c->failure[0] == '\0' && nbd_aio_in_flight (c->nbd) > 0;
 }
 
+bool
+conn_ready (const struct conn *c)
+{
+  return c->failure[0] == '\0' && nbd_aio_is_ready (c->nbd) == 1;
+}
+
 void
 conn_check (const struct conn *c, struct stop *s)
 {
@@ -336,8 +342,7 @@ conn_close_all (struct conn *const conns[], size_t n, const struct stop *s)
   size_t i;
 
   for (i = 0; i < n; i++)
-    if (conns[i]->failure[0] == '\0' && nbd_aio_is_ready (conns[i]->nbd) == 1 &&
-        nbd_aio_disconnect (conns[i]->nbd, 0) == 0)
+    if (conn_ready (conns[i]) && nbd_aio_disconnect (conns[i]->nbd, 0) == 0)
       conns[i]->closing = true;
   for (;;) {
     all = true;

@@ -150,6 +150,11 @@ void conn_check (const struct conn *c, struct stop *s);
  */
 bool conn_busy (const struct conn *c);
 
+/* True if c can take a new command: its server has not been given up
+ * (a given-up handle may still look ready to libnbd) and it is ready.
+ */
+bool conn_ready (const struct conn *c);
+
 /* Disconnect every connection cleanly (NBD_CMD_DISC), running the loop
  * until each server has closed or its timeout passed, or a signal came
  * (a program already stopping exits on a second one, common/stop.c);

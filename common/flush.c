@@ -28,11 +28,11 @@ flush_finished (struct flush *f, struct nbd_handle *nbd, const char *name)
   nbd_completion_callback cb = { .callback = flush_done, .user_data = f };
 
   if (f->state == FLUSH_NONE) {
-    /* A server that cannot flush writes through, so there is nothing
-     * to wait for.
+    /* The NBD protocol forbids a flush to a server that does not
+     * advertise one, so the client can do no more for durability.
      */
     if (nbd_can_flush (nbd) != 1) {
-      debug ("%s cannot flush; its writes are already stable", name);
+      debug ("%s does not advertise flush; none sent", name);
       f->state = FLUSH_DONE;
     }
     else {

@@ -21,10 +21,10 @@ struct flush {
   int error;                    /* errno of a failed flush */
 };
 
-/* Call from the prepare watcher once all writes have completed.  The
+/* Call from the prepare callback once all writes have completed.  The
  * first call starts the flush; it returns true once the flush is done
- * (at once for a server that cannot flush: it writes through) and dies
- * with the server's error if the flush failed.
+ * (at once for a server that does not advertise flush, which must not
+ * be sent one) and dies with the server's error if the flush failed.
  */
 bool flush_finished (struct flush *f, struct nbd_handle *nbd,
                      const char *name);

@@ -3,9 +3,10 @@
  * What it shows:
  *
  *  - libev integration: one ev_io watcher per NBD handle
- *    (common/conn.c).  The program's one ev_prepare callback starts new
- *    commands and then asks each connection to wait for what its handle
- *    wants now, just before the loop blocks.
+ *    (common/conn.c), and as many handles per server as it allows
+ *    (multi-conn, common/conns.c).  The program's one ev_prepare
+ *    callback starts new commands and then asks each connection to wait
+ *    for what its handle wants now, just before the loop blocks.
  *
  *  - A ring of requests (common/ring.c): REQUESTS slots, each with its
  *    own buffer, cycle through read -> write -> idle.  Any slot that
@@ -158,9 +159,9 @@ copy_finished (void)
   return !want_flush || flush_finished (&flush, dst.v[0]->nbd, "destination");
 }
 
-/* Once stopping: true when no command is in flight on either
- * connection.  After a signal, --flush still makes the copy so far
- * durable; by then every write below the offset reported is complete.
+/* Once stopping: true when no command is in flight on any connection.
+ * After a signal, --flush still makes the copy so far durable; by then
+ * every write below the offset reported is complete.
  */
 static bool
 stop_finished (void)
@@ -170,8 +171,7 @@ stop_finished (void)
   /* Only a destination still connected, with no write failed, can make
    * the writes below the reported offset durable.
    */
-  return stop.signum == 0 || !want_flush ||
-    dst.v[0]->failure[0] != '\0' || nbd_aio_is_ready (dst.v[0]->nbd) != 1 ||
+  return stop.signum == 0 || !want_flush || !conn_ready (dst.v[0]) ||
     ring_first_failed (ring) != NULL ||
     flush_finished (&flush, dst.v[0]->nbd, "destination");
 }

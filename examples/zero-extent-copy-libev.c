@@ -220,9 +220,9 @@ copy_finished (void)
   return !want_flush || flush_finished (&flush, dst.v[0]->nbd, "destination");
 }
 
-/* Once stopping: true when no command is in flight on either
- * connection.  After a signal, --flush still makes the copy so far
- * durable; by then every write below the offset reported is complete.
+/* Once stopping: true when no command is in flight on any connection.
+ * After a signal, --flush still makes the copy so far durable; by then
+ * every write below the offset reported is complete.
  */
 static bool
 stop_finished (void)
@@ -232,8 +232,7 @@ stop_finished (void)
   /* Only a destination still connected, with no write failed, can make
    * the writes below the reported offset durable.
    */
-  return stop.signum == 0 || !want_flush ||
-    dst.v[0]->failure[0] != '\0' || nbd_aio_is_ready (dst.v[0]->nbd) != 1 ||
+  return stop.signum == 0 || !want_flush || !conn_ready (dst.v[0]) ||
     ring_first_failed (ring) != NULL ||
     flush_finished (&flush, dst.v[0]->nbd, "destination");
 }
