@@ -20,13 +20,13 @@
  *  - Consecutive extents of the same kind are merged, so a 1 TiB hole
  *    is one extent however the server chops it up.
  *
+ *  - Maps of several exports may be pumped from the same loop: each
+ *    has its own command in flight, so the servers answer concurrently.
+ *
  *  - Fallbacks: a server without base:allocation, or a block-status
  *    command that fails, yields data extents (the caller reads them, so
  *    the result is still correct, only slower).  A failure is reported
  *    under -v.
- *
- *  - Before a program's loop starts, extents_next_sync drives the same
- *    map with nbd_poll, for questions that must be answered first.
  */
 
 #ifndef NBD_LIBEV_EXAMPLES_EXTENTS_H
@@ -96,24 +96,5 @@ void extents_pump (struct extent_map *map, uint64_t offset, uint64_t ahead);
  */
 bool extents_next (struct extent_map *map, uint64_t offset,
                    uint64_t max_length, struct extent *e);
-
-/* Without an event loop: the extent at offset, as extents_next with no
- * length limit, waiting with nbd_poll for as many block-status replies
- * as it takes for the map to reach offset + ahead (or the end of the
- * export).  Returns with no command in flight.  offset must be below
- * the export size.  Fatal if a reply takes more than timeout seconds
- * (0: wait for ever).
- */
-void extents_next_sync (struct extent_map *map, uint64_t offset,
-                        uint64_t ahead, double timeout, struct extent *e);
-
-/* Whether the export reads as zeroes over [0, length), from its block
- * status, asked synchronously before the program's loop starts.  It
- * stops at the first data extent, and costs one round trip per
- * MAX_LENGTH_32 of zeroes.  A server without base:allocation, or a
- * failing block status, counts as data: the safe answer.
- */
-bool extents_reads_as_zero (struct nbd_handle *nbd, const char *name,
-                            uint64_t length, double timeout);
 
 #endif /* NBD_LIBEV_EXAMPLES_EXTENTS_H */

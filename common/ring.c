@@ -109,6 +109,7 @@ ring_take (struct ring *ring, uint64_t offset, uint64_t length)
   assert (slot->state == SLOT_IDLE);
   slot->state = SLOT_READING;
   slot->kind = 0;
+  slot->flags = 0;
   slot->conn = NULL;
   slot->seq = ring->next_seq++;
   slot->offset = offset;

@@ -60,6 +60,7 @@ struct slot {
   enum slot_state state;
   int kind;             /* the program's own tag (e.g. data or zero) */
   void *conn;           /* the program's: where the command went */
+  unsigned flags;       /* the program's own, e.g. what a read is for */
   uint64_t seq;         /* issue number, counted from 0 */
   uint64_t offset;
   uint64_t length;      /* may exceed buf_size for work without a buffer */

@@ -13,9 +13,11 @@
  *    report on the mailing list found this about 3x faster than qemu-img
  *    convert; docs/benchmarks.md has what make bench measures here.
  *
- *  - No command at all for zero extents when the destination already
- *    reads as zeroes, which the destination's own block status tells us
- *    before the copy starts (or --destination-is-zero).
+ *  - No command at all where the destination already reads as zeroes:
+ *    its own allocation map is fetched in the same loop, concurrently
+ *    with the source's, and a zero extent of the source is skipped
+ *    wherever both read as zeroes (or everywhere, with
+ *    --destination-is-zero).
  *
  *  - Data extents go through the ring of copy-libev (read, then write),
  *    except that a buffer which reads back all zero becomes a zero
@@ -82,6 +84,9 @@ static const char *const op_names[] = {
   [OP_ZERO] = "zero",
 };
 
+/* slot->flags of a read whose range the destination reads as zeroes. */
+#define ONTO_ZEROES 1
+
 /* What the planner decided for the next piece of the image. */
 enum work {
   WORK_WAIT,            /* the extent map must grow first */
@@ -91,7 +96,7 @@ enum work {
 };
 
 static struct conns src, dst;  /* connections to each server */
-static struct extent_map src_map;
+static struct extent_map src_map, dst_map;
 static struct ring *ring;
 static uint64_t size;           /* bytes to copy: the source's size */
 static uint64_t request_size = DEFAULT_REQUEST_SIZE;
@@ -99,7 +104,8 @@ static uint64_t block = 1;      /* both servers' minimum block size */
 static uint64_t next_offset;    /* where the next piece starts */
 static uint64_t bytes_done;     /* written, zeroed or skipped */
 static bool sparse = true;      /* turn all-zero read buffers into zeroes */
-static bool skip_zeroes;        /* the destination already reads as zero */
+static bool dst_is_zero;        /* --destination-is-zero: skip every hole */
+static bool dst_has_map;        /* dst_map tells where it reads as zero */
 static bool dst_can_zero;
 static uint32_t zero_flags;     /* 0 (may punch holes) or NO_HOLE */
 static bool want_flush;
@@ -253,7 +259,8 @@ describe_oldest (const struct conn *c, char *buf, size_t len)
 }
 
 /* A read came back.  An all-zero buffer needs no write: nothing at all
- * on a zero destination, otherwise one zero command, which lets the
+ * where the destination reads as zeroes already (ONTO_ZEROES, decided
+ * when the read was planned), otherwise one zero command, which lets the
  * server keep a hole.  Only whole blocks may be zeroed, so the image's
  * unaligned tail is always written.
  */
@@ -267,13 +274,35 @@ read_complete (struct slot *slot)
     start_write (slot);
     return;
   }
-  if (skip_zeroes) {
+  if (slot->flags & ONTO_ZEROES) {
     slot_debug (slot, "skip zeroes");
     bytes_skipped += slot->length;
     finish (slot);
     return;
   }
   start_zero (slot);
+}
+
+/* How far from offset, up to length bytes, the destination already
+ * reads as zeroes: everything with --destination-is-zero, nothing with
+ * --allocated or without its block status, else what its map says (0
+ * where it holds data).  False while its map does not reach offset.
+ * The map runs up to two windows ahead of the copy, like the source's,
+ * so the two servers answer block status at the same time.
+ */
+static bool
+dst_zero_run (uint64_t offset, uint64_t length, uint64_t *run)
+{
+  struct extent d;
+
+  if (!dst_has_map) {
+    *run = dst_is_zero ? length : 0;
+    return true;
+  }
+  if (!extents_next (&dst_map, offset, length, &d))
+    return false;
+  *run = d.zero ? d.length : 0;
+  return true;
 }
 
 /* Wait for the reply that tells where the current extent ends. */
@@ -291,35 +320,48 @@ wait_for_more (uint64_t offset, uint64_t length)
  * rather than send two commands where one would do.
  */
 static enum work
-plan (uint64_t offset, uint64_t *length)
+plan (uint64_t offset, uint64_t *length, bool *onto_zeroes)
 {
   struct extent e;
-  uint64_t extent_end, end;
+  uint64_t extent_end, end, run;
   bool whole;
 
   /* Keep a window or two of extents ahead of the copy, so zero extents
-   * rarely wait for a block-status round trip.
+   * rarely wait for a block-status round trip; both maps at once.
    */
   extents_pump (&src_map, offset, 2 * src_map.window);
+  if (dst_has_map)
+    extents_pump (&dst_map, offset, 2 * dst_map.window);
   if (!extents_next (&src_map, offset, UINT64_MAX, &e))
     return WORK_WAIT;
   extent_end = offset + e.length;
   whole = extent_end < src_map.end || src_map.end == size;
 
   if (e.zero) {
-    end = extent_end;
-    if (!skip_zeroes) {
-      end = MIN (end, round_down (offset + MAX_LENGTH_32, ZERO_SPLIT));
-      if (!dst_can_zero)
-        end = MIN (end, offset + request_size);
-      if (end == extent_end && !whole)
-        return wait_for_more (offset, e.length);
+    /* Zeroes onto zeroes: skip as much as both maps know, even if it
+     * is less than the whole extent; skipping in pieces costs nothing.
+     */
+    if (!dst_zero_run (offset, e.length, &run))
+      return WORK_WAIT;
+    end = round_down (offset + run, block);
+    if (end > offset) {
+      *length = end - offset;
+      return WORK_SKIP;
     }
+    /* The destination may hold data here: zero the whole extent, even
+     * the parts of it that its map says read as zero already, so that
+     * a fragmented destination still costs one command per extent.
+     */
+    end = MIN (extent_end, round_down (offset + MAX_LENGTH_32, ZERO_SPLIT));
+    if (!dst_can_zero)
+      end = MIN (end, offset + request_size);
+    if (end == extent_end && !whole)
+      return wait_for_more (offset, e.length);
     /* The unaligned tail of a zero extent is left to the data path. */
     end = round_down (end, block);
     if (end > offset) {
       *length = end - offset;
-      return skip_zeroes ? WORK_SKIP : WORK_ZERO;
+      return WORK_ZERO;
     }
   }
 
@@ -328,6 +370,16 @@ plan (uint64_t offset, uint64_t *length)
   end = MIN (extent_end, offset + request_size);
   end = MIN (round_up (end, block), size);
   *length = end - offset;
+  /* Whether a buffer that reads back all zero may be skipped: only if
+   * the destination reads as zeroes over the whole piece.  A zero run
+   * that stops at the end of its map may go on: wait and see.
+   */
+  if (!dst_zero_run (offset, *length, &run))
+    return WORK_WAIT;
+  if (run > 0 && run < *length && offset + run == dst_map.end &&
+      dst_map.end < dst_map.size)
+    return WORK_WAIT;
+  *onto_zeroes = run == *length;
   return WORK_READ;
 }
 
@@ -343,6 +395,7 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
   struct slot *slot;
   uint64_t length;
   enum work work;
+  bool onto_zeroes = false;
   unsigned i;
 
   /* Failures first, and only the first: a lost connection fails every
@@ -375,7 +428,7 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
   }
 
   while (!stop_requested (&stop) && next_offset < size &&
-         (work = plan (next_offset, &length)) != WORK_WAIT) {
+         (work = plan (next_offset, &length, &onto_zeroes)) != WORK_WAIT) {
     if (work == WORK_SKIP) {
       debug ("skip zero extent offset %" PRIu64 " length %" PRIu64,
              next_offset, length);
@@ -392,6 +445,7 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
     if (work == WORK_ZERO)
       start_zero (slot);
     else {
+      slot->flags = onto_zeroes ? ONTO_ZEROES : 0;
       nr_reads++;
       start_read (slot);
     }
@@ -585,21 +639,27 @@ main (int argc, char *argv[])
   if (!dst_can_zero)
     debug ("destination cannot zero: writing buffers of zeroes instead");
   zero_flags = allocated ? LIBNBD_CMD_FLAG_NO_HOLE : 0;
-  skip_zeroes = destination_is_zero ||
-    (!allocated && extents_reads_as_zero (dst.v[0]->nbd, "destination", size,
-                                          timeout));
+  dst_is_zero = destination_is_zero;
 
   ring = ring_new (requests, request_size, RING_ANY_ORDER);
   if (ring == NULL)
     die ("cannot allocate %u requests of %" PRIu64 " bytes: %s",
          requests, request_size, strerror (errno));
-  /* Block status goes to one connection: the map is one sequence. */
+  /* Block status goes to one connection of each server: each map is
+   * one sequence.  The destination's is needed only to skip holes that
+   * are already there, which --allocated forbids.
+   */
   extents_init (&src_map, src.v[0]->nbd, "source");
+  if (!allocated && !destination_is_zero) {
+    extents_init (&dst_map, dst.v[0]->nbd, "destination");
+    dst_has_map = dst_map.supported;
+  }
   debug ("copying %" PRIu64 " bytes with %u requests of %" PRIu64
          " bytes, block size %" PRIu64 ", zero extents %s", size, requests,
          request_size, block,
-         skip_zeroes ? "skipped" : allocated ? "zeroed with NO_HOLE"
-         : "zeroed, holes allowed");
+         dst_is_zero ? "skipped" : allocated ? "zeroed with NO_HOLE"
+         : dst_has_map ? "skipped where the destination reads as zeroes, "
+         "else zeroed" : "zeroed, holes allowed");
 
   conns_set_describe (&src, describe_oldest);
   conns_set_describe (&dst, describe_oldest);
@@ -615,9 +675,10 @@ main (int argc, char *argv[])
   progress_done (&progress, bytes_done, true);
   if (stop_requested (&stop))
     stopped ();
-  debug ("done: %" PRIu64 " block status, %" PRIu64 " reads, %" PRIu64
-         " writes, %" PRIu64 " zeroes, %" PRIu64 " bytes skipped",
-         src_map.commands, nr_reads, nr_writes, nr_zeroes, bytes_skipped);
+  debug ("done: %" PRIu64 " + %" PRIu64 " block status, %" PRIu64
+         " reads, %" PRIu64 " writes, %" PRIu64 " zeroes, %" PRIu64
+         " bytes skipped", src_map.commands, dst_map.commands, nr_reads,
+         nr_writes, nr_zeroes, bytes_skipped);
 
   ev_prepare_stop (loop, &pump);
   /* A clean disconnect: the destination learns that the client is done
@@ -625,6 +686,7 @@ main (int argc, char *argv[])
    */
   conns_close ((struct conns *const []) { &src, &dst }, 2, &stop);
   extents_free (&src_map);
+  extents_free (&dst_map);
   ring_free (ring);
   return EXIT_SUCCESS;
 }

@@ -71,6 +71,29 @@ expect_commands "$tmpdir/zdst.log" "Write 0 32768
 Write 1073709056 32768
 Write 4294934528 32769"
 
+# A destination that holds data in places (the data plugin, which
+# reports its pages through block status): a zero extent of the source
+# is skipped while the destination reads as zeroes, and zeroed from the
+# first destination data on, to the extent's end.
+start_nbdkit pdst --filter=log data '@536870912 1 @3221225472 1' \
+  size=4294967297 logfile=$tmpdir/pdst.log
+zero-extent-copy-libev "$src" "$pdst"
+expect_commands "$tmpdir/pdst.log" "Write 0 32768
+Zero 536870912 536838144 trim=1
+Write 1073709056 32768
+Zero 3221225472 1073709056 trim=1
+Write 4294934528 32769"
+
+# The same for all-zero buffers from a source without extents: skipped
+# where the destination reads as zeroes, zeroed where it holds data.
+start_nbdkit pdst2 --filter=log data '@8388608 1' size=33554433 \
+  logfile=$tmpdir/pdst2.log
+zero-extent-copy-libev --request-size=4M "$noext" "$pdst2"
+expect_commands "$tmpdir/pdst2.log" "Write 0 4194304
+Zero 8388608 4194304 trim=1
+Write 12582912 4194304
+Write 33554432 1"
+
 # A 1 TiB hole costs 257 zero commands of just under 4 GiB, split on
 # 64 KiB boundaries, not a million 1 MiB ones.
 start_nbdkit hole data '1' size=1T
