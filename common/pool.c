@@ -49,12 +49,16 @@ take (struct pool *p)
   return slot;
 }
 
-/* Worker: record the outcome under the lock, then wake the loop. */
+/* Worker: record the outcome under the lock, then wake the loop.  The
+ * slot itself is left alone: its state is the loop thread's to change
+ * (in pool_finished), so that the loop may look at every slot's state
+ * without a lock.
+ */
 static void
 finish (struct pool *p, struct slot *slot, int error)
 {
   pthread_mutex_lock (&p->lock);
-  ring_complete (slot, error, SLOT_DONE);
+  p->outcome[slot->index] = error;
   pthread_mutex_unlock (&p->lock);
   ev_async_send (p->loop, &p->wake);
 }
@@ -91,7 +95,8 @@ pool_start (struct pool *p, struct ev_loop *loop, unsigned nr_threads,
   pthread_mutex_init (&p->lock, NULL);
   pthread_cond_init (&p->cond, NULL);
   p->queue = calloc (queue_size, sizeof *p->queue);
-  if (p->queue == NULL)
+  p->outcome = calloc (queue_size, sizeof *p->outcome);
+  if (p->queue == NULL || p->outcome == NULL)
     die ("cannot allocate a queue of %u slots: %s",
          queue_size, strerror (errno));
   p->size = queue_size;
@@ -119,6 +124,7 @@ void
 pool_give (struct pool *p, struct slot *slot)
 {
   pthread_mutex_lock (&p->lock);
+  p->outcome[slot->index] = POOL_PENDING;
   p->queue[(p->first + p->len) % p->size] = slot;
   p->len++;
   pthread_cond_signal (&p->cond);
@@ -126,14 +132,17 @@ pool_give (struct pool *p, struct slot *slot)
 }
 
 bool
-pool_finished (struct pool *p, const struct slot *slot)
+pool_finished (struct pool *p, struct slot *slot)
 {
-  bool done;
+  int outcome;
 
   pthread_mutex_lock (&p->lock);
-  done = slot->state == SLOT_DONE || slot->state == SLOT_FAILED;
+  outcome = p->outcome[slot->index];
   pthread_mutex_unlock (&p->lock);
-  return done;
+  if (outcome == POOL_PENDING)
+    return false;
+  ring_complete (slot, outcome, SLOT_DONE);
+  return true;
 }
 
 void
@@ -153,7 +162,9 @@ pool_stop (struct pool *p)
   }
   ev_async_stop (p->loop, &p->wake);
   free (p->queue);
+  free (p->outcome);
   p->queue = NULL;
+  p->outcome = NULL;
   pthread_cond_destroy (&p->cond);
   pthread_mutex_destroy (&p->lock);
 }

@@ -8,16 +8,18 @@
  *    oldest queued slot and runs the program's work function on it, so
  *    slots may finish out of order.
  *
- *  - When the work is done the thread marks the slot SLOT_DONE (or
- *    SLOT_FAILED with the error the work function returned: a thread
- *    never exits the program itself) and wakes the loop with an
- *    ev_async.  The loop's prepare callback then runs, and asks
- *    pool_finished which slots are done.
+ *  - When the work is done the thread records its outcome (0, or the
+ *    error the work function returned: a thread never exits the program
+ *    itself) and wakes the loop with an ev_async.  The loop's prepare
+ *    callback then runs, and asks pool_finished which slots are done;
+ *    pool_finished moves each to SLOT_DONE or SLOT_FAILED.
  *
- *  - A slot's state is written by a thread and read by the loop only
- *    under the pool's lock, which also orders the data: the buffer the
- *    loop filled is complete before a thread works on it, and whatever
- *    the thread wrote is complete before the loop reads it.
+ *  - A thread never writes the slot's state: only the loop thread does,
+ *    so the loop may scan every slot's state (for failures, for the
+ *    oldest command) without a lock.  The outcome passes under the
+ *    pool's lock, which also orders the data: the buffer the loop filled
+ *    is complete before a thread works on it, and whatever the thread
+ *    wrote is complete before the loop reads it.
  *
  *  - Each thread has its own data (an OpenSSL context, say), made by the
  *    program's thread_init before the threads start and given to
@@ -41,6 +43,9 @@
  * outnumber the CPUs of most machines these examples run on.
  */
 #define POOL_MAX_THREADS 16
+
+/* The outcome of a slot whose work is not over yet. */
+#define POOL_PENDING (-1)
 
 struct pool_ops {
   /* Loop thread, once per thread before it starts: the thread's own
@@ -67,6 +72,8 @@ struct pool {
   pthread_mutex_t lock;
   pthread_cond_t cond;          /* signalled: a slot queued, or quit */
   struct slot **queue;          /* circular, room for every slot */
+  int *outcome;                 /* by slot index: POOL_PENDING, or the
+                                   work's result */
   unsigned size, first, len;
   bool quit;
   const struct pool_ops *ops;
@@ -80,8 +87,9 @@ struct pool {
 unsigned pool_default_threads (unsigned max);
 
 /* Start nr_threads threads (1 to POOL_MAX_THREADS) with a queue for up
- * to queue_size slots, waking loop when a slot is done.  Fatal if a
- * thread cannot be started.
+ * to queue_size slots, waking loop when a slot is done.  Slots are told
+ * apart by slot->index, which must be below queue_size: give the ring's
+ * number of slots.  Fatal if a thread cannot be started.
  */
 void pool_start (struct pool *p, struct ev_loop *loop, unsigned nr_threads,
                  unsigned queue_size, const struct pool_ops *ops,
@@ -92,8 +100,12 @@ void pool_start (struct pool *p, struct ev_loop *loop, unsigned nr_threads,
  */
 void pool_give (struct pool *p, struct slot *slot);
 
-/* Loop thread: true if the slot's work is over, done or failed. */
-bool pool_finished (struct pool *p, const struct slot *slot);
+/* Loop thread: true if the slot's work is over; the slot is then
+ * SLOT_DONE, or SLOT_FAILED with the work's error.  False while a thread
+ * has it or it waits in the queue (its state is still what the caller
+ * set before pool_give).
+ */
+bool pool_finished (struct pool *p, struct slot *slot);
 
 /* Let each thread finish the slot it is working on, drop what is still
  * queued, join the threads, and clean up.  Safe

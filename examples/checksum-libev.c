@@ -10,7 +10,8 @@
  *    complete in any order, but the hash is fed strictly in offset order
  *    as slots retire from the head of the ring.
  *
- *  - Work handed to threads beside the loop (common/pool.c).  The loop
+ *  - Work handed to threads beside the loop (common/pool.c, joined to
+ *    the ring's digest areas in common/slothash.c).  The loop
  *    thread does all the I/O (hashing there stalled the reads: the
  *    server stops sending while a Unix socket's ~200 KiB buffer is full)
  *    and gives slots whose data is ready to the hash threads, in offset
@@ -42,8 +43,8 @@
  *
  *   cc -O2 -Icommon examples/checksum-libev.c common/blkhash.c \
  *     common/conn.c common/connect.c common/conns.c common/extents.c \
- *     common/options.c common/pool.c common/ring.c common/stop.c \
- *     common/util.c \
+ *     common/options.c common/pool.c common/ring.c common/slothash.c \
+ *     common/stop.c common/util.c \
  *     -o checksum-libev -pthread -lnbd -lev -lcrypto
  */
 
@@ -60,8 +61,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/evp.h>
-
 #include <libnbd.h>
 
 #include <ev.h>
@@ -72,8 +71,8 @@
 #include "connect.h"
 #include "extents.h"
 #include "options.h"
-#include "pool.h"
 #include "ring.h"
+#include "slothash.h"
 #include "stop.h"
 #include "util.h"
 
@@ -85,14 +84,6 @@
  */
 #define CHECKSUM_REQUESTS 8
 
-/* Hash threads: one per online CPU, at most this many.  More threads
- * hash more blocks at once, but each competes for a CPU with the server
- * (when it runs on the same machine) and the loop thread; past four, one
- * connection cannot deliver data as fast as they hash it (SHA-256 with
- * SHA-NI does about 1.8 GB/s per core), so more would only sit idle.
- */
-#define MAX_HASH_THREADS 4
-
 /* Longest zero run in one slot.  The loop thread feeds zero runs to the
  * outer digest itself (there is nothing for a hash thread to compute),
  * and the cap keeps each such stall of the I/O short: 65536 digests,
@@ -101,14 +92,6 @@
  */
 #define MAX_ZERO_RUN (UINT64_C (1) << 32)
 
-/* The most memory the slots' digest areas may take.  A tiny block size
- * with large requests would otherwise ask for gigabytes (1-byte blocks
- * in 32 MiB requests are a GiB of SHA-256 digests per slot).  Within
- * this limit every block size from 2 KiB up works with any request
- * shape the options allow, with digests of up to 64 bytes (SHA-512).
- */
-#define MAX_DIGEST_MEMORY (256 * 1024 * 1024)
-
 /* What a slot covers, kept in slot->kind. */
 enum slot_kind { KIND_DATA, KIND_ZERO };
 
@@ -116,10 +99,8 @@ static const char *image;       /* the URI as the user gave it */
 static struct conns src;        /* connections to the server */
 static struct ring *ring;
 static struct extent_map map;
-static struct blkhash hash;     /* the outer digest: loop thread only */
-static struct pool pool;
-static unsigned char *digests;  /* one area per slot, see slot_digests */
-static size_t area_size;        /* bytes per area */
+static struct slothash sh;      /* digests on threads, fed in order */
+static uint64_t block_size = BLKHASH_BLOCK_SIZE;
 static uint64_t size;           /* the export size */
 static uint64_t request_size;
 static uint64_t next_offset;    /* where the next slot starts */
@@ -127,63 +108,6 @@ static uint64_t bytes_hashed;   /* everything before this is in the hash */
 static uint64_t nr_passed;      /* slots given to the pool or passed over */
 static struct progress progress;
 static struct stop stop;
-
-/* The digest area of a data slot: room for the digests of a full
- * request's blocks, allocated once.  Per slot, not per thread, so that
- * a slot's digests wait there, however long, until the slots before it
- * are hashed too.
- */
-static unsigned char *
-slot_digests (const struct slot *slot)
-{
-  return digests + slot->index * area_size;
-}
-
-/* A hash thread's own OpenSSL context: contexts are not thread-safe. */
-static void *
-hash_thread_init (void *opaque)
-{
-  return EVP_MD_CTX_new ();
-}
-
-/* Hash thread: the digests of a data slot's blocks, into its area.  It
- * never touches the ring's other slots, libnbd or the outer digest.
- */
-static int
-hash_slot (void *ctx, struct slot *slot)
-{
-  int r = blkhash_blocks (&hash, ctx, slot->buf, slot->length,
-                          slot_digests (slot));
-
-  /* Before the pool marks the slot done: from then on the loop may
-   * retire and reuse it at any moment.
-   */
-  slot_debug (slot, "hashed");
-  return r == 0 ? 0 : ENOMEM;
-}
-
-static void
-hash_thread_cleanup (void *ctx)
-{
-  EVP_MD_CTX_free (ctx);
-}
-
-/* die () exits from the loop thread while hash threads may be busy.
- * Stop and join them first: a thread still inside OpenSSL while exit ()
- * runs OpenSSL's own exit handler would race it.  Registered after
- * OpenSSL set up its handler, so it runs before it.
- */
-static void
-stop_hash_threads (void)
-{
-  pool_stop (&pool);
-}
-
-static const struct pool_ops hash_ops = {
-  .thread_init = hash_thread_init,
-  .work = hash_slot,
-  .thread_cleanup = hash_thread_cleanup,
-};
 
 /* Completion callbacks run inside libnbd while it holds the handle's
  * lock, so they must not start new commands on that handle.  This one
@@ -230,9 +154,9 @@ start_zero_run (uint64_t offset, uint64_t length)
 static bool
 has_zero_block (const struct extent *e)
 {
-  uint64_t start = round_up (e->offset, hash.block_size);
+  uint64_t start = round_up (e->offset, block_size);
 
-  return e->zero && start + hash.block_size <= e->offset + e->length;
+  return e->zero && start + block_size <= e->offset + e->length;
 }
 
 /* Where a read that starts at offset (a block boundary) should end: over
@@ -252,13 +176,13 @@ read_end (uint64_t offset)
 
   while (end < limit && extents_next (&map, end, limit - end, &e)) {
     if (has_zero_block (&e)) {
-      end = round_up (e.offset, hash.block_size);
+      end = round_up (e.offset, block_size);
       break;
     }
     end = e.offset + e.length;
   }
   /* Partial blocks at either end of a zero extent are read as data. */
-  return MIN (round_up (end, hash.block_size), limit);
+  return MIN (round_up (end, block_size), limit);
 }
 
 /* Fill idle slots: zero runs where block status says whole blocks read
@@ -281,7 +205,7 @@ start_slots (void)
     if (has_zero_block (&e)) {
       /* next_offset is a block boundary, so the run starts there. */
       end = round_down (e.offset + MIN (e.length, MAX_ZERO_RUN),
-                        hash.block_size);
+                        block_size);
       start_zero_run (next_offset, end - next_offset);
     }
     else {
@@ -334,9 +258,7 @@ give_ready (void)
       }
       if (slot->state != SLOT_READ_DONE)
         break;
-      slot->state = SLOT_HASHING;
-      slot_debug (slot, "hashing");
-      pool_give (&pool, slot);
+      slothash_give (&sh, slot);
     }
     nr_passed++;
   }
@@ -347,14 +269,14 @@ give_ready (void)
  * done with it.
  */
 static bool
-slot_hashed (const struct slot *slot)
+slot_hashed (struct slot *slot)
 {
   if (slot->kind == KIND_ZERO)
     return true;
   /* Not given to the hash threads yet: its read is still in flight. */
   if (slot->seq >= nr_passed)
     return false;
-  return pool_finished (&pool, slot);
+  return slothash_done (&sh, slot);
 }
 
 /* The in-order consumer: while the head of the ring is hashed, feed its
@@ -373,10 +295,9 @@ retire_hashed (void)
       break;
     }
     if (slot->kind == KIND_ZERO)
-      blkhash_feed_zero_blocks (&hash, slot->length / hash.block_size);
+      slothash_feed_zeroes (&sh, slot->length);
     else
-      blkhash_feed (&hash, slot_digests (slot),
-                    blkhash_nr_blocks (&hash, slot->length));
+      slothash_feed (&sh, slot);
     slot_debug (slot, "retired");
     bytes_hashed += slot->length;
     progress_update (&progress, bytes_hashed);
@@ -414,10 +335,10 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
   conns_update (&src);
 }
 
-/* For the timeout message: the oldest read still in flight.  Only slots
- * not yet given to the hash threads are looked at, since the threads
- * change the states of the others; reads are issued in order, so the
- * first one still reading is the oldest.
+/* For the timeout message: the oldest read still in flight.  Slots
+ * given to the hash threads are past reading, so the search starts
+ * after them; reads are issued in order, so the first one still reading
+ * is the oldest.
  */
 static void
 describe_oldest (const struct conn *c, char *buf, size_t len)
@@ -513,7 +434,7 @@ main (int argc, char *argv[])
   const char *digest = BLKHASH_DIGEST;
   const char *rs_arg = NULL;
   unsigned requests = CHECKSUM_REQUESTS;
-  uint64_t block_size = BLKHASH_BLOCK_SIZE;
+  struct blkhash hash;
   /* Block status is what lets zero runs go unread. */
   struct connect_options opts = {
     .pread_initialize = false, .want_extents = true,
@@ -582,17 +503,7 @@ main (int argc, char *argv[])
            PRIu64 " bytes)", rs_arg, block_size);
   }
   blkhash_init (&hash, digest, block_size);
-  /* A data slot holds at most a full request's blocks; every request
-   * size is a multiple of the block size.
-   */
-  area_size = blkhash_nr_blocks (&hash, request_size) * hash.md_size;
-  if ((uint64_t) requests * area_size > MAX_DIGEST_MEMORY)
-    die ("%u requests of %" PRIu64 " bytes in %" PRIu64 "-byte blocks "
-         "need %" PRIu64 " MiB for block digests, more than %d MiB; use "
-         "larger blocks, or smaller or fewer requests", requests,
-         request_size, block_size,
-         (uint64_t) requests * area_size / (1024 * 1024),
-         MAX_DIGEST_MEMORY / (1024 * 1024));
+  slothash_check (&hash, requests, request_size);
 
   loop = EV_DEFAULT;
   /* With a timeout, the connection's timer bounds the wait for the
@@ -619,14 +530,7 @@ main (int argc, char *argv[])
   ev_prepare_init (&pump, pump_cb);
   ev_prepare_start (loop, &pump);
 
-  digests = malloc (requests * area_size);
-  if (digests == NULL)
-    die ("cannot allocate %zu bytes for block digests: %s",
-         requests * area_size, strerror (errno));
-  atexit (stop_hash_threads);
-  pool_start (&pool, loop, pool_default_threads (MAX_HASH_THREADS),
-              requests, &hash_ops, NULL);
-  debug ("%u hash threads", pool.nr_threads);
+  slothash_start (&sh, &hash, loop, ring);
 
   progress_init (&progress, progress_mode, size);
   ev_now_update (loop);
@@ -636,16 +540,14 @@ main (int argc, char *argv[])
   if (stop_requested (&stop))
     stopped ();
 
-  pool_stop (&pool);
   ev_prepare_stop (loop, &pump);
-  blkhash_final (&hash, size, hex);
+  slothash_final (&sh, size, hex);
   debug ("%" PRIu64 " block-status commands", map.commands);
   printf ("%s  %s\n", hex, image);
 
   conns_close ((struct conns *const []) { &src }, 1, &stop);
   extents_free (&map);
   ring_free (ring);
-  blkhash_free (&hash);
-  free (digests);
+  slothash_free (&sh);
   return EXIT_SUCCESS;
 }

@@ -12,6 +12,7 @@ examples_checksum_libev_SOURCES = \
 	$(COMMON_OPTIONS) \
 	$(COMMON_POOL) \
 	$(COMMON_RING) \
+	$(COMMON_SLOTHASH) \
 	$(COMMON_STOP) \
 	$(COMMON_UTIL) \
 	$(NULL)

@@ -23,6 +23,14 @@
  *    except that a buffer which reads back all zero becomes a zero
  *    command: sources without block status still produce sparse copies.
  *
+ *  - --checksum: the source's block hash (common/blkhash.h), computed
+ *    from the buffers the copy reads anyway, so a verified copy costs
+ *    one pass.  Written buffers go to hash threads (common/slothash.c);
+ *    zero extents, skipped or zeroed, and all-zero buffers are hashed
+ *    as zero blocks without any work.  Commands complete in any order,
+ *    but slots are given back in offset order, as in checksum-libev,
+ *    and that is where the outer digest is fed.
+ *
  * Run it against captive servers:
  *
  *   nbdkit -U - data '1 @1073741823 1' --run 'nbdkit -U - memory 1G --run \
@@ -31,10 +39,11 @@
  * (the outer $uri is the data source, the escaped inner one the memory
  * destination).  Build it on its own from the repository root:
  *
- *   cc -O2 -Icommon examples/zero-extent-copy-libev.c common/conn.c \
- *     common/connect.c common/conns.c common/extents.c common/flush.c \
- *     common/options.c common/ring.c common/stop.c common/util.c \
- *     -o zero-extent-copy-libev -lnbd -lev
+ *   cc -O2 -Icommon examples/zero-extent-copy-libev.c common/blkhash.c \
+ *     common/conn.c common/connect.c common/conns.c common/extents.c \
+ *     common/flush.c common/options.c common/pool.c common/ring.c \
+ *     common/slothash.c common/stop.c common/util.c \
+ *     -o zero-extent-copy-libev -pthread -lnbd -lev -lcrypto
  */
 
 #ifdef HAVE_CONFIG_H
@@ -61,6 +70,7 @@
 #include "flush.h"
 #include "options.h"
 #include "ring.h"
+#include "slothash.h"
 #include "stop.h"
 #include "util.h"
 
@@ -77,15 +87,22 @@
 #define ZERO_SPLIT 65536
 
 /* What a slot is doing, kept in slot->kind for messages. */
-enum op { OP_READ, OP_WRITE, OP_ZERO };
+enum op { OP_READ, OP_WRITE, OP_ZERO, OP_SKIP, OP_HASH };
 static const char *const op_names[] = {
   [OP_READ] = "read",
   [OP_WRITE] = "write",
   [OP_ZERO] = "zero",
+  [OP_SKIP] = "skip",
+  [OP_HASH] = "hashing",
 };
 
-/* slot->flags of a read whose range the destination reads as zeroes. */
-#define ONTO_ZEROES 1
+/* slot->flags, set and read by the loop thread only. */
+enum {
+  ONTO_ZEROES = 1,      /* the destination reads as zeroes here */
+  HASH_DATA = 2,        /* --checksum: hash the buffer */
+  HASH_ZEROES = 4,      /* --checksum: whole zero blocks, no hashing */
+  HASH_GIVEN = 8,       /* --checksum: the hash threads have the buffer */
+};
 
 /* What the planner decided for the next piece of the image. */
 enum work {
@@ -112,6 +129,8 @@ static bool want_flush;
 static struct flush flush;
 static struct progress progress;
 static struct stop stop;
+static bool checksum;           /* --checksum: the source's block hash */
+static struct slothash sh;
 
 /* Counts for the summary under -v. */
 static uint64_t nr_reads, nr_writes, nr_zeroes, bytes_skipped;
@@ -172,6 +191,7 @@ start_zero (struct slot *slot)
 {
   nbd_completion_callback cb = { .callback = write_done, .user_data = slot };
 
+  slot->flags |= HASH_ZEROES;
   if (!dst_can_zero) {
     memset (slot->buf, 0, slot->length);
     nr_writes++;
@@ -199,16 +219,28 @@ static void
 slot_failed (const struct slot *slot)
 {
   slot_debug (slot, "failed");
-  stop_fail (&stop, "%s: %s failed at offset %" PRIu64 " length %" PRIu64
+  if (slot->kind == OP_HASH)
+    stop_fail (&stop, "hashing failed at offset %" PRIu64 " length %"
+               PRIu64 ": %s", slot->offset, slot->length,
+               strerror (slot->error));
+  else
+    stop_fail (&stop, "%s: %s failed at offset %" PRIu64 " length %" PRIu64
              ": %s", ((const struct conn *) slot->conn)->name,
              op_names[slot->kind], slot->offset, slot->length,
              conn_strerror (slot->error));
 }
 
-/* A slot's last command is done: count it and give the slot back. */
+/* A slot's last command is done: count it and give the slot back.
+ * With --checksum a slot is given back only in offset order, once its
+ * data or zeroes are in the hash (retire_hashed).
+ */
 static void
 finish (struct slot *slot)
 {
+  if (checksum) {
+    slot->state = SLOT_DONE;
+    return;
+  }
   bytes_done += slot->length;
   progress_update (&progress, bytes_done);
   ring_release (slot);
@@ -270,10 +302,16 @@ read_complete (struct slot *slot)
   slot_debug (slot, "read done");
   if (!sparse || slot->length % block != 0 ||
       !is_zero (slot->buf, slot->length)) {
+    slot->flags |= HASH_DATA;
     nr_writes++;
     start_write (slot);
     return;
   }
+  /* Whole blocks of zeroes: block is a multiple of the hash's block
+   * size with --checksum, so they are hashed as zero blocks, with no
+   * work for the hash threads.
+   */
+  slot->flags |= HASH_ZEROES;
   if (slot->flags & ONTO_ZEROES) {
     slot_debug (slot, "skip zeroes");
     bytes_skipped += slot->length;
@@ -383,19 +421,114 @@ plan (uint64_t offset, uint64_t *length, bool *onto_zeroes)
   return WORK_READ;
 }
 
-/* The program's one prepare callback, run before the loop blocks each
- * time: act on every slot whose command completed, plan pieces and start
- * them while slots are free, and last, let each connection wait for what
- * its handle now wants.  Skipped pieces need no slot, so a run of them
- * costs no I/O at all.
+/* --checksum: a skipped range still takes a slot, so that its zero
+ * blocks reach the hash in their turn.  It needs no I/O: done at once.
  */
 static void
-pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
+skip_slot (struct slot *slot)
+{
+  slot->kind = OP_SKIP;
+  slot->flags |= HASH_ZEROES;
+  slot->state = SLOT_DONE;
+  slot_debug (slot, "skip zeroes");
+  bytes_skipped += slot->length;
+}
+
+/* Plan pieces and start them while slots are free. */
+static void
+start_pieces (void)
 {
   struct slot *slot;
   uint64_t length;
   enum work work;
   bool onto_zeroes = false;
+
+  while (!stop_requested (&stop) && next_offset < size &&
+         (work = plan (next_offset, &length, &onto_zeroes)) != WORK_WAIT) {
+    if (work == WORK_SKIP && !checksum) {
+      debug ("skip zero extent offset %" PRIu64 " length %" PRIu64,
+             next_offset, length);
+      next_offset += length;
+      bytes_done += length;
+      bytes_skipped += length;
+      progress_update (&progress, bytes_done);
+      continue;
+    }
+    slot = ring_take (ring, next_offset, length);
+    if (slot == NULL)
+      break;
+    next_offset += length;
+    if (work == WORK_SKIP)
+      skip_slot (slot);
+    else if (work == WORK_ZERO)
+      start_zero (slot);
+    else {
+      slot->flags = onto_zeroes ? ONTO_ZEROES : 0;
+      nr_reads++;
+      start_read (slot);
+    }
+  }
+}
+
+/* --checksum: a written data slot goes to the hash threads.  Hashing
+ * after the write, not before, keeps the copy itself at full pace; the
+ * slot's buffer stays untouched until the slot is given back.
+ */
+static void
+give_to_hash (struct slot *slot)
+{
+  slot->kind = OP_HASH;
+  slot->flags |= HASH_GIVEN;
+  slothash_give (&sh, slot);
+}
+
+/* --checksum: the in-order consumer of checksum-libev.  Commands
+ * complete in any order, but the outer digest must be fed in offset
+ * order, so slots are given back only from the head of the ring: while
+ * the head is written (or zeroed, or skipped) and hashed, feed it and
+ * retire it.  Returns how many retired.
+ */
+static unsigned
+retire_hashed (void)
+{
+  struct slot *slot;
+  unsigned n = 0;
+
+  while ((slot = ring_head (ring)) != NULL) {
+    if (slot->flags & HASH_GIVEN) {
+      if (!slothash_done (&sh, slot))
+        break;
+      if (slot->state == SLOT_FAILED) {
+        slot_failed (slot);
+        break;
+      }
+      slothash_feed (&sh, slot);
+    }
+    else if (slot->state == SLOT_DONE && (slot->flags & HASH_ZEROES))
+      slothash_feed_zeroes (&sh, slot->length);
+    else
+      break;
+    slot_debug (slot, "retired");
+    bytes_done += slot->length;
+    progress_update (&progress, bytes_done);
+    ring_retire_head (ring);
+    n++;
+  }
+  return n;
+}
+
+/* The program's one prepare callback, run before the loop blocks each
+ * time: act on every slot whose command completed, plan pieces and start
+ * them while slots are free, and last, let each connection wait for what
+ * its handle now wants.  Skipped pieces need no slot, so a run of them
+ * costs no I/O at all.  With --checksum they do take one, and finish at
+ * once, so a ring full of them is retired and refilled here, round after
+ * round, as nothing else would wake the loop for them.
+ */
+static void
+pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
+{
+  struct slot *slot;
   unsigned i;
 
   /* Failures first, and only the first: a lost connection fails every
@@ -415,8 +548,12 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
         read_complete (slot);
       break;
     case SLOT_DONE:
-      slot_debug (slot, "done");
-      finish (slot);
+      if (!checksum) {
+        slot_debug (slot, "done");
+        finish (slot);
+      }
+      else if ((slot->flags & (HASH_DATA | HASH_GIVEN)) == HASH_DATA)
+        give_to_hash (slot);
       break;
     case SLOT_FAILED:           /* reported above */
     case SLOT_IDLE:
@@ -427,29 +564,9 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
     }
   }
 
-  while (!stop_requested (&stop) && next_offset < size &&
-         (work = plan (next_offset, &length, &onto_zeroes)) != WORK_WAIT) {
-    if (work == WORK_SKIP) {
-      debug ("skip zero extent offset %" PRIu64 " length %" PRIu64,
-             next_offset, length);
-      next_offset += length;
-      bytes_done += length;
-      bytes_skipped += length;
-      progress_update (&progress, bytes_done);
-      continue;
-    }
-    slot = ring_take (ring, next_offset, length);
-    if (slot == NULL)
-      break;
-    next_offset += length;
-    if (work == WORK_ZERO)
-      start_zero (slot);
-    else {
-      slot->flags = onto_zeroes ? ONTO_ZEROES : 0;
-      nr_reads++;
-      start_read (slot);
-    }
-  }
+  do
+    start_pieces ();
+  while (checksum && !stop_requested (&stop) && retire_hashed () > 0);
 
   if (stop_requested (&stop) ? stop_finished () : copy_finished ())
     ev_break (loop, EVBREAK_ALL);
@@ -495,6 +612,11 @@ usage (FILE *fp, int status)
 "                      destination supports it)\n"
 "  --no-sparse         write data buffers even if they are all zero\n"
 "  --flush             flush the destination when the copy is done\n"
+"  --checksum[=DIGEST] print the source's block hash, as checksum-libev\n"
+"                      and blksum print it, computed while copying\n"
+"                      (DIGEST as checksum-libev --digest, default sha256)\n"
+"  --block-size=SIZE   with --checksum: bytes per hashed block, a power\n"
+"                      of two up to 32M (default 64k)\n"
 "  --socket-buffer=SIZE\n"
 "                      set SO_SNDBUF and SO_RCVBUF of both sockets\n"
 "  -C N, --connections=N\n"
@@ -519,7 +641,7 @@ main (int argc, char *argv[])
 {
   enum { OPT_REQUESTS = 256, OPT_REQUEST_SIZE, OPT_INIT, OPT_NO_INIT,
          OPT_ALLOCATED, OPT_DESTINATION_IS_ZERO, OPT_NO_SPARSE, OPT_FLUSH,
-         OPT_SOCKET_BUFFER, OPT_TIMEOUT };
+         OPT_CHECKSUM, OPT_BLOCK_SIZE, OPT_SOCKET_BUFFER, OPT_TIMEOUT };
   static const struct option long_options[] = {
     { "requests",            required_argument, NULL, OPT_REQUESTS },
     { "request-size",        required_argument, NULL, OPT_REQUEST_SIZE },
@@ -529,6 +651,8 @@ main (int argc, char *argv[])
     { "destination-is-zero", no_argument,       NULL, OPT_DESTINATION_IS_ZERO },
     { "no-sparse",           no_argument,       NULL, OPT_NO_SPARSE },
     { "flush",               no_argument,       NULL, OPT_FLUSH },
+    { "checksum",            optional_argument, NULL, OPT_CHECKSUM },
+    { "block-size",          required_argument, NULL, OPT_BLOCK_SIZE },
     { "progress",            optional_argument, NULL, 'p' },
     { "socket-buffer",       required_argument, NULL, OPT_SOCKET_BUFFER },
     { "timeout",             required_argument, NULL, OPT_TIMEOUT },
@@ -550,6 +674,11 @@ main (int argc, char *argv[])
   unsigned timeout = DEFAULT_TIMEOUT;
   unsigned connections = 0;     /* 0: decided by multi-conn */
   bool allocated = false, destination_is_zero = false;
+  bool request_size_given = false;
+  const char *digest = BLKHASH_DIGEST;
+  uint64_t block_size = 0;      /* 0: not given */
+  struct blkhash hash;
+  char hex[BLKHASH_HEX_SIZE];
   ev_prepare pump;
   struct ev_loop *loop;
   int c;
@@ -562,6 +691,7 @@ main (int argc, char *argv[])
       break;
     case OPT_REQUEST_SIZE:
       request_size = option_request_size (optarg);
+      request_size_given = true;
       break;
     case OPT_INIT:
       src_opts.pread_initialize = true;
@@ -580,6 +710,14 @@ main (int argc, char *argv[])
       break;
     case OPT_FLUSH:
       want_flush = true;
+      break;
+    case OPT_CHECKSUM:
+      checksum = true;
+      if (optarg)
+        digest = optarg;
+      break;
+    case OPT_BLOCK_SIZE:
+      block_size = option_block_size (optarg);
       break;
     case OPT_SOCKET_BUFFER:
       /* Both ends get the same size: a copy moves every byte through
@@ -617,6 +755,23 @@ main (int argc, char *argv[])
    */
   if (allocated && destination_is_zero)
     die ("--allocated and --destination-is-zero cannot be used together");
+  if (block_size && !checksum)
+    die ("--block-size needs --checksum");
+  if (checksum) {
+    if (block_size == 0)
+      block_size = BLKHASH_BLOCK_SIZE;
+    /* Every piece holds whole blocks, or a block would straddle two
+     * slots; a request must hold at least one.
+     */
+    if (request_size % block_size != 0) {
+      if (request_size_given)
+        die ("--request-size: %" PRIu64 " is not a multiple of the block "
+             "size (%" PRIu64 " bytes)", request_size, block_size);
+      request_size = block_size;
+    }
+    blkhash_init (&hash, digest, block_size);
+    slothash_check (&hash, requests, request_size);
+  }
 
   /* Connect both ends and check every limit before the first byte is
    * read, so bad input never leaves a half-written destination.
@@ -634,6 +789,11 @@ main (int argc, char *argv[])
   /* Both are powers of two, so the larger is a multiple of the other. */
   block = MAX (min_block_size (src.v[0]->nbd),
                min_block_size (dst.v[0]->nbd));
+  /* --checksum: pieces start and end on hash blocks too, so that each
+   * slot holds whole blocks, either data or zeroes.
+   */
+  if (checksum)
+    block = MAX (block, block_size);
 
   dst_can_zero = nbd_can_zero (dst.v[0]->nbd) == 1;
   if (!dst_can_zero)
@@ -641,7 +801,11 @@ main (int argc, char *argv[])
   zero_flags = allocated ? LIBNBD_CMD_FLAG_NO_HOLE : 0;
   dst_is_zero = destination_is_zero;
 
-  ring = ring_new (requests, request_size, RING_ANY_ORDER);
+  /* With --checksum, slots are given back in offset order, so that the
+   * hash is fed in order.
+   */
+  ring = ring_new (requests, request_size,
+                   checksum ? RING_IN_ORDER : RING_ANY_ORDER);
   if (ring == NULL)
     die ("cannot allocate %u requests of %" PRIu64 " bytes: %s",
          requests, request_size, strerror (errno));
@@ -665,6 +829,11 @@ main (int argc, char *argv[])
   conns_set_describe (&dst, describe_oldest);
   ev_prepare_init (&pump, pump_cb);
   ev_prepare_start (loop, &pump);
+  if (checksum) {
+    slothash_start (&sh, &hash, loop, ring);
+    debug ("hashing with %s in %" PRIu64 "-byte blocks", digest,
+           block_size);
+  }
 
   progress_init (&progress, progress_mode, size);
   /* The checks above may have taken a while outside the loop: start the
@@ -672,7 +841,8 @@ main (int argc, char *argv[])
    */
   ev_now_update (loop);
   ev_run (loop, 0);
-  progress_done (&progress, bytes_done, true);
+  /* A digest follows on stdout: then clear the bar, as blksum does. */
+  progress_done (&progress, bytes_done, !checksum);
   if (stop_requested (&stop))
     stopped ();
   debug ("done: %" PRIu64 " + %" PRIu64 " block status, %" PRIu64
@@ -685,6 +855,12 @@ main (int argc, char *argv[])
    * and may flush its caches in its own time.
    */
   conns_close ((struct conns *const []) { &src, &dst }, 2, &stop);
+  /* Only now is the copy a success: print the digest. */
+  if (checksum) {
+    slothash_final (&sh, size, hex);
+    printf ("%s  %s\n", hex, argv[optind]);
+    slothash_free (&sh);
+  }
   extents_free (&src_map);
   extents_free (&dst_map);
   ring_free (ring);

@@ -1,0 +1,175 @@
+/* nbd-libev-examples: the block hash of a ring's data.  See slothash.h. */
+
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/evp.h>
+
+#include "slothash.h"
+#include "util.h"
+
+/* The hash whose threads may be running, for the exit handler. */
+static struct slothash *running;
+
+static unsigned char *
+slot_digests (const struct slothash *sh, const struct slot *slot)
+{
+  return sh->digests + slot->index * sh->area_size;
+}
+
+/* What each hash thread has: its own OpenSSL context (contexts are not
+ * thread-safe), and the hash it works for.
+ */
+struct thread {
+  EVP_MD_CTX *ctx;
+  const struct slothash *sh;
+};
+
+static void *
+thread_init (void *opaque)
+{
+  struct thread *t = malloc (sizeof *t);
+
+  if (t == NULL)
+    return NULL;
+  t->sh = opaque;
+  t->ctx = EVP_MD_CTX_new ();
+  if (t->ctx == NULL) {
+    free (t);
+    return NULL;
+  }
+  return t;
+}
+
+/* Hash thread: the digests of a slot's blocks, into its area.  It never
+ * touches the ring's other slots, libnbd or the outer digest.
+ */
+static int
+work (void *thread_data, struct slot *slot)
+{
+  struct thread *t = thread_data;
+  int r = blkhash_blocks (&t->sh->hash, t->ctx, slot->buf, slot->length,
+                          slot_digests (t->sh, slot));
+
+  /* Before the pool marks the slot done: from then on the loop may
+   * retire and reuse it at any moment.
+   */
+  slot_debug (slot, "hashed");
+  return r == 0 ? 0 : ENOMEM;
+}
+
+static void
+thread_cleanup (void *thread_data)
+{
+  struct thread *t = thread_data;
+
+  EVP_MD_CTX_free (t->ctx);
+  free (t);
+}
+
+static const struct pool_ops ops = {
+  .thread_init = thread_init,
+  .work = work,
+  .thread_cleanup = thread_cleanup,
+};
+
+/* die () exits from the loop thread while hash threads may be busy. */
+static void
+stop_at_exit (void)
+{
+  if (running)
+    pool_stop (&running->pool);
+}
+
+void
+slothash_check (const struct blkhash *hash, unsigned nr_slots,
+                uint64_t request_size)
+{
+  uint64_t area = blkhash_nr_blocks (hash, request_size) * hash->md_size;
+
+  if (nr_slots * area > SLOTHASH_MAX_MEMORY)
+    die ("%u requests of %" PRIu64 " bytes in %" PRIu64 "-byte blocks "
+         "need %" PRIu64 " MiB for block digests, more than %d MiB; use "
+         "larger blocks, or smaller or fewer requests", nr_slots,
+         request_size, hash->block_size, nr_slots * area / (1024 * 1024),
+         SLOTHASH_MAX_MEMORY / (1024 * 1024));
+}
+
+void
+slothash_start (struct slothash *sh, struct blkhash *h,
+                struct ev_loop *loop, struct ring *ring)
+{
+  static bool registered;
+
+  memset (sh, 0, sizeof *sh);
+  sh->hash = *h;
+  sh->area_size = blkhash_nr_blocks (h, ring->buf_size) * h->md_size;
+  sh->digests = malloc (ring->nr_slots * sh->area_size);
+  if (sh->digests == NULL)
+    die ("cannot allocate %zu bytes for block digests: %s",
+         ring->nr_slots * sh->area_size, strerror (errno));
+  /* Registered after OpenSSL set up its own exit handler, so it runs
+   * before it.
+   */
+  if (!registered) {
+    atexit (stop_at_exit);
+    registered = true;
+  }
+  running = sh;
+  pool_start (&sh->pool, loop, pool_default_threads (SLOTHASH_MAX_THREADS),
+              ring->nr_slots, &ops, sh);
+  debug ("%u hash threads", sh->pool.nr_threads);
+}
+
+void
+slothash_give (struct slothash *sh, struct slot *slot)
+{
+  slot->state = SLOT_HASHING;
+  slot_debug (slot, "hashing");
+  pool_give (&sh->pool, slot);
+}
+
+bool
+slothash_done (struct slothash *sh, struct slot *slot)
+{
+  return pool_finished (&sh->pool, slot);
+}
+
+void
+slothash_feed (struct slothash *sh, const struct slot *slot)
+{
+  blkhash_feed (&sh->hash, slot_digests (sh, slot),
+                blkhash_nr_blocks (&sh->hash, slot->length));
+  sh->bytes_fed += slot->length;
+}
+
+void
+slothash_feed_zeroes (struct slothash *sh, uint64_t length)
+{
+  blkhash_feed_zero_blocks (&sh->hash, length / sh->hash.block_size);
+  sh->bytes_fed += length;
+}
+
+void
+slothash_final (struct slothash *sh, uint64_t size, char *hex)
+{
+  pool_stop (&sh->pool);
+  blkhash_final (&sh->hash, size, hex);
+}
+
+void
+slothash_free (struct slothash *sh)
+{
+  pool_stop (&sh->pool);
+  if (running == sh)
+    running = NULL;
+  blkhash_free (&sh->hash);
+  free (sh->digests);
+  sh->digests = NULL;
+}
