@@ -600,7 +600,7 @@ usage (FILE *fp, int status)
 "\n"
 "Options:\n"
 "  --requests=N        requests in flight (1-%d, default %d)\n"
-"  --request-size=SIZE bytes per data request (%d to %dM, default 1M);\n"
+"  --request-size=SIZE bytes per data request (%d to %dM, default 256k);\n"
 "                      suffixes k, M, G are powers of 1024\n"
 "  --init              let libnbd zero read buffers before each read\n"
 "  --no-init           do not (default; every read's error is checked)\n"

@@ -69,6 +69,13 @@ awk '
   echo "7 copy-libev -C 4"
   echo "7 nbdcopy"
   echo "7 nbdcopy --connections=1"
+  for c in zero-extent-copy-libev "zero-extent-copy-libev --request-size=1M" \
+           "zero-extent-copy-libev -C 1" copy-libev \
+           "copy-libev --request-size=1M" nbdcopy "nbdcopy --connections=1" \
+           checksum-libev "checksum-libev --request-size=1M" \
+           "nbdcopy to null:"; do
+    echo "8 $c"
+  done
 } >"$tmpdir/expected"
 
 diff -u "$tmpdir/expected" "$tmpdir/rows" ||

@@ -30,7 +30,7 @@ expect_error "cannot connect" \
 # Every read fails: the first one in offset order is reported.
 start_nbdkit allbad --filter=error pattern 8M \
   error-pread=EIO error-pread-rate=100%
-expect_error "read failed at offset 0 length 1048576: Input/output error" \
+expect_error "read failed at offset 0 length 262144: Input/output error" \
   checksum-libev "$allbad"
 # The message names the image as given, and the connection.
 grep -qF "checksum-libev: $allbad connection " "$tmpdir/err" ||
@@ -45,5 +45,5 @@ start_nbdkit onebad eval \
            echo "EIO bad sector" >&2; exit 1
          fi
          head -c $3 /dev/zero'
-expect_error "read failed at offset 4194304 length 1048576: Input/output error" \
+expect_error "read failed at offset 4194304 length 262144: Input/output error" \
   checksum-libev "$onebad"

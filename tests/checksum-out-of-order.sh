@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Reads that complete in reverse order are still hashed in offset
 # order.  The eval plugin makes each read at a lower offset sleep
-# longer, and logs the order in which reads finished.
+# longer, and logs the order in which reads finished.  Reads are 1 MiB
+# (--request-size=1M), one per step of the sleeps.
 source "$abs_top_srcdir/tests/functions.sh"
 requires nbdkit python3
 
@@ -15,7 +16,7 @@ start_nbdkit slow eval \
          echo $4 >>'"$tmpdir/order"
 
 want=$(python3 "$abs_top_srcdir/tests/blkhash-ref.py" "$tmpdir/img")
-got=$(checksum-libev -v "$slow" 2>"$tmpdir/debug") || fail "checksum-libev"
+got=$(checksum-libev -v --request-size=1M "$slow" 2>"$tmpdir/debug") || fail "checksum-libev"
 [ "$got" = "$want  $slow" ] || fail "got '$got', expected '$want  $slow'"
 
 # The server finished the reads out of order ...

@@ -20,7 +20,7 @@ for prog in copy-libev zero-extent-copy-libev; do
         "$tmpdir/err" || fail "unexpected message"
     else
       expect_error "$prog: destination" $prog "$src" "$dst"
-      grep -Eq "^$prog: destination( connection [0-9]+)?: (connection lost: the server closed it|write failed at offset [0-9]+ length 1048576: the server is shutting down)\$" \
+      grep -Eq "^$prog: destination( connection [0-9]+)?: (connection lost: the server closed it|write failed at offset [0-9]+ length 262144: the server is shutting down)\$" \
         "$tmpdir/err" || fail "unexpected message"
     fi
     wait

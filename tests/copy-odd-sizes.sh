@@ -11,6 +11,7 @@ requires_nbdkit_plugin random
 requires_nbdkit_filter log
 
 mib=$((1024 * 1024))
+req=$((256 * 1024))     # the default request size
 sizes="7 511 512 $((mib + 512)) $((3 * mib - 1))"
 for size in $sizes; do
   # One pair of servers per size, each under its own name.
@@ -31,7 +32,7 @@ done
 # Stopped servers have closed their logs, so every line is in the file.
 stop_server $(for size in $sizes; do echo dst$size; done)
 for size in $sizes; do
-  ranges $size $mib >"$tmpdir/expected"
+  ranges $size $req >"$tmpdir/expected"
   log_writes "$tmpdir/log.$size" >"$tmpdir/writes"
   cmp "$tmpdir/expected" "$tmpdir/writes" ||
     fail "$size bytes: unexpected writes: $(cat "$tmpdir/writes")"

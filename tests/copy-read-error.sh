@@ -8,7 +8,8 @@
 # With --requests=1 the order is fixed: the first three MiB are copied,
 # the rest of the destination is untouched.  With the default ring the
 # other requests race, so every MiB must be either the source's or the
-# marker, never anything else (such as a stale buffer).
+# marker, never anything else (such as a stale buffer).  Requests are
+# 1 MiB (--request-size=1M), so each covers one MiB of the layout.
 source "$abs_top_srcdir/tests/functions.sh"
 requires nbdkit
 requires_nbdkit_plugin sh
@@ -26,7 +27,7 @@ for requests in 1 16; do
   cp "$tmpdir/marker.img" "$tmpdir/dst$requests.img"
   start_nbdkit dst file "$tmpdir/dst$requests.img"
   expect_error "source: read failed at offset $bad length $mib: Input/output error" \
-    copy-libev --requests=$requests "$src" "$dst"
+    copy-libev --request-size=1M --requests=$requests "$src" "$dst"
   stop_server dst
 
   for i in $(seq 0 7); do

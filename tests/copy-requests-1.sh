@@ -16,7 +16,8 @@ nbdkit -U - --filter=log --filter=checkwrite \
        --run 'copy-libev --requests=1 "$uri" "$uri"' ||
   fail "copy with --requests=1 failed"
 
-ranges $size $((1024 * 1024)) >"$tmpdir/expected"
+# In pieces of the default request size, 256 KiB.
+ranges $size $((256 * 1024)) >"$tmpdir/expected"
 log_writes "$log" >"$tmpdir/writes"
 cmp "$tmpdir/expected" "$tmpdir/writes" || fail "the writes do not cover the disk once"
 

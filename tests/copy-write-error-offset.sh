@@ -4,7 +4,8 @@
 # non-zero exit and one line naming exactly that offset and length.
 # With --requests=1 the order is fixed, so the first five MiB hold the
 # source and the rest still holds the marker: the copy stopped at the
-# first error instead of going on.
+# first error instead of going on.  Requests are 1 MiB
+# (--request-size=1M), one per MiB of the layout.
 source "$abs_top_srcdir/tests/functions.sh"
 requires nbdkit nbdcopy
 requires_nbdkit_plugin sh
@@ -22,7 +23,7 @@ for requests in 16 1; do
   cp "$tmpdir/marker.img" "$tmpdir/dst.img"
   start_nbdkit dst sh "$tmpdir/dst.sh"
   expect_error "destination: write failed at offset $bad length $mib: Input/output error" \
-    copy-libev --requests=$requests "$src" "$dst"
+    copy-libev --request-size=1M --requests=$requests "$src" "$dst"
   stop_server dst
   extract "$tmpdir/dst.img" $bad $mib | cmp - <(extract "$tmpdir/marker.img" $bad $mib) ||
     fail "--requests=$requests: the failed range was written"

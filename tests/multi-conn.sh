@@ -86,7 +86,7 @@ grep -q 'going on with fewer connections' "$tmpdir/v" || fail "no -v line for re
 # An error on the connections: the message names the connection.
 start_nbdkit bad --filter=error pattern 16M error-pread=EIO error-pread-rate=100%
 expect_error "read failed at offset" copy-libev -C 4 "$bad" "$ldst"
-grep -Eq '^copy-libev: source connection [1-4]: read failed at offset [0-9]+ length 1048576: Input/output error$' \
+grep -Eq '^copy-libev: source connection [1-4]: read failed at offset [0-9]+ length 262144: Input/output error$' \
   "$tmpdir/err" || fail "the message does not name the connection"
 
 # qemu-nbd without --shared takes one client at a time: it stops

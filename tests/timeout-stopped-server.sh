@@ -39,8 +39,8 @@ restart ()
   start_nbdkit dst memory 4G
 }
 
-read_msg='^[a-z-]+: source( connection [0-9]+)?: no reply from the server for 2 s; oldest command in flight: read at offset [0-9]+ length 1048576$'
-write_msg='^[a-z-]+: destination( connection [0-9]+)?: no reply from the server for 2 s; oldest command in flight: write at offset [0-9]+ length 1048576$'
+read_msg='^[a-z-]+: source( connection [0-9]+)?: no reply from the server for 2 s; oldest command in flight: read at offset [0-9]+ length 262144$'
+write_msg='^[a-z-]+: destination( connection [0-9]+)?: no reply from the server for 2 s; oldest command in flight: write at offset [0-9]+ length 262144$'
 
 for prog in copy-libev zero-extent-copy-libev; do
   restart
@@ -49,5 +49,5 @@ for prog in copy-libev zero-extent-copy-libev; do
   stalled dst "$write_msg" $prog --timeout=2 "$src" "$dst"
 done
 restart
-stalled src '^checksum-libev: nbd\+unix:[^ ]*( connection [0-9]+)?: no reply from the server for 2 s; oldest command in flight: read at offset [0-9]+ length 1048576$' \
+stalled src '^checksum-libev: nbd\+unix:[^ ]*( connection [0-9]+)?: no reply from the server for 2 s; oldest command in flight: read at offset [0-9]+ length 262144$' \
   checksum-libev --timeout=2 "$src"
