@@ -141,9 +141,46 @@ slothash_done (struct slothash *sh, struct slot *slot)
   return pool_finished (&sh->pool, slot);
 }
 
+/* Keep the start of each digest of a slot fed, with its block number. */
+static void
+record (struct slothash *sh, const struct slot *slot)
+{
+  uint64_t i, n = blkhash_nr_blocks (&sh->hash, slot->length);
+  uint64_t first = sh->bytes_fed / sh->hash.block_size;
+  const unsigned char *d = slot_digests (sh, slot);
+  struct slothash_entry *v;
+  size_t alloc;
+
+  if (sh->record_full)
+    return;
+  if (sh->record_len + n > SLOTHASH_MAX_RECORD) {
+    debug ("more than %d data blocks: the record of digests stops",
+           SLOTHASH_MAX_RECORD);
+    sh->record_full = true;
+    return;
+  }
+  if (sh->record_len + n > sh->record_alloc) {
+    alloc = MAX (sh->record_alloc * 2, sh->record_len + n);
+    v = realloc (sh->record, alloc * sizeof *v);
+    if (v == NULL) {
+      sh->record_full = true;   /* the digest itself is still right */
+      return;
+    }
+    sh->record = v;
+    sh->record_alloc = alloc;
+  }
+  for (i = 0; i < n; i++, d += sh->hash.md_size) {
+    v = &sh->record[sh->record_len++];
+    v->block = first + i;
+    memcpy (&v->prefix, d, MIN (sh->hash.md_size, sizeof v->prefix));
+  }
+}
+
 void
 slothash_feed (struct slothash *sh, const struct slot *slot)
 {
+  if (sh->recording)
+    record (sh, slot);
   blkhash_feed (&sh->hash, slot_digests (sh, slot),
                 blkhash_nr_blocks (&sh->hash, slot->length));
   sh->bytes_fed += slot->length;
@@ -154,6 +191,52 @@ slothash_feed_zeroes (struct slothash *sh, uint64_t length)
 {
   blkhash_feed_zero_blocks (&sh->hash, length / sh->hash.block_size);
   sh->bytes_fed += length;
+}
+
+void
+slothash_record (struct slothash *sh)
+{
+  sh->recording = true;
+}
+
+/* The prefix of block number block in a record, from index *i on (the
+ * blocks are in order, so the walk never goes back): a block that is
+ * not there is a zero block.
+ */
+static uint64_t
+prefix_at (const struct slothash *sh, size_t *i, uint64_t block)
+{
+  uint64_t zero = 0;
+
+  while (*i < sh->record_len && sh->record[*i].block < block)
+    (*i)++;
+  if (*i < sh->record_len && sh->record[*i].block == block)
+    return sh->record[*i].prefix;
+  memcpy (&zero, sh->hash.zero_digest,
+          MIN (sh->hash.md_size, sizeof zero));
+  return zero;
+}
+
+int64_t
+slothash_first_difference (const struct slothash *a,
+                           const struct slothash *b)
+{
+  size_t i = 0, j = 0, ia = 0, ib = 0;
+  uint64_t block;
+
+  if (!a->recording || !b->recording || a->record_full || b->record_full)
+    return -1;
+  /* Only blocks that are data in one record or the other can differ. */
+  while (i < a->record_len || j < b->record_len) {
+    if (j >= b->record_len ||
+        (i < a->record_len && a->record[i].block <= b->record[j].block))
+      block = a->record[i++].block;
+    else
+      block = b->record[j++].block;
+    if (prefix_at (a, &ia, block) != prefix_at (b, &ib, block))
+      return block * a->hash.block_size;
+  }
+  return -1;
 }
 
 void
@@ -171,5 +254,7 @@ slothash_free (struct slothash *sh)
     running = NULL;
   blkhash_free (&sh->hash);
   free (sh->digests);
+  free (sh->record);
   sh->digests = NULL;
+  sh->record = NULL;
 }

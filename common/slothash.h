@@ -18,6 +18,11 @@
  *  - Reads must start on block boundaries and hold whole blocks, except
  *    the last one of the image, so that no block straddles two slots.
  *
+ *  - Optionally (slothash_record) it keeps the first 8 bytes of the
+ *    digest of every data block fed, so that two hashes of the same
+ *    length can say where they first differ.  Zero blocks cost nothing
+ *    there either: a block missing from the record is a zero block.
+ *
  * checksum-libev hashes what it reads; zero-extent-copy-libev hashes
  * what it copies, and the destination afterwards with --verify.
  */
@@ -51,12 +56,28 @@
  */
 #define SLOTHASH_MAX_MEMORY (256 * 1024 * 1024)
 
+/* The most data blocks a record keeps: 64 MiB of entries, 256 GiB of
+ * data in 64 KiB blocks.  Past it the record stops, and can no longer
+ * say where two hashes differ.
+ */
+#define SLOTHASH_MAX_RECORD (4 * 1024 * 1024)
+
+/* One data block in a record: its number and the start of its digest. */
+struct slothash_entry {
+  uint64_t block;
+  uint64_t prefix;
+};
+
 struct slothash {
   struct blkhash hash;          /* the outer digest: loop thread only */
   struct pool pool;
   unsigned char *digests;       /* one area per slot */
   size_t area_size;             /* bytes per area */
   uint64_t bytes_fed;           /* the image below this is in the hash */
+  bool recording;               /* slothash_record was called */
+  bool record_full;             /* more than SLOTHASH_MAX_RECORD entries */
+  struct slothash_entry *record;
+  size_t record_len, record_alloc;
 };
 
 /* Check that the digest areas of nr_slots slots of request_size bytes
@@ -94,6 +115,16 @@ void slothash_feed_zeroes (struct slothash *sh, uint64_t length);
  * image of size bytes to hex (BLKHASH_HEX_SIZE bytes).
  */
 void slothash_final (struct slothash *sh, uint64_t size, char *hex);
+
+/* Before the first feed: keep a record of the data blocks' digests. */
+void slothash_record (struct slothash *sh);
+
+/* The offset of the first block at which two recorded hashes of the
+ * same block size differ, or -1 if the records cannot tell (one was
+ * full, or they do not differ).
+ */
+int64_t slothash_first_difference (const struct slothash *a,
+                                   const struct slothash *b);
 
 /* Stop the threads (if still running) and free everything. */
 void slothash_free (struct slothash *sh);

@@ -41,6 +41,7 @@ TESTS_SH += \
 	tests/zero-sizes.sh \
 	tests/zero-errors.sh \
 	tests/zero-checksum.sh \
+	tests/zero-verify.sh \
 	$(NULL)
 
 EXTRA_DIST += \

@@ -76,6 +76,13 @@ awk '
            "nbdcopy to null:"; do
     echo "8 $c"
   done
+  for c in 9a 9b 9c; do
+    echo "$c zero-extent-copy-libev"
+    echo "$c zero-extent-copy-libev --checksum"
+    echo "$c zero-extent-copy-libev --verify"
+    [ $c = 9c ] || echo "$c copy, then checksum-libev SRC"
+    [ $c = 9c ] || echo "$c copy, then checksum-libev SRC and DST"
+  done
 } >"$tmpdir/expected"
 
 diff -u "$tmpdir/expected" "$tmpdir/rows" ||
