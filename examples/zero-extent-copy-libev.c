@@ -296,6 +296,21 @@ describe_oldest (const struct conn *c, char *buf, size_t len)
               op_names[slot->kind], slot->offset, slot->length);
 }
 
+/* --checksum: a written data slot goes to the hash threads (in the
+ * --verify pass, a slot whose read is done).  Hashing after the write,
+ * not before, keeps the copy itself at full pace; the slot's buffer
+ * stays untouched until the slot is given back.  A slot given from
+ * read_complete must be given at once: nothing else would wake the loop
+ * for it.
+ */
+static void
+give_to_hash (struct slot *slot)
+{
+  slot->kind = OP_HASH;
+  slot->flags |= HASH_GIVEN;
+  slothash_give (hashing, slot);
+}
+
 /* A read came back.  An all-zero buffer needs no write: nothing at all
  * where the destination reads as zeroes already (ONTO_ZEROES, decided
  * when the read was planned), otherwise one zero command, which lets the
@@ -309,8 +324,8 @@ read_complete (struct slot *slot)
   if (!sparse || slot->length % block != 0 ||
       !is_zero (slot->buf, slot->length)) {
     slot->flags |= HASH_DATA;
-    if (verifying) {            /* nothing to write: only hash it */
-      finish (slot);
+    if (verifying) {            /* nothing to write: hash it now */
+      give_to_hash (slot);
       return;
     }
     nr_writes++;
@@ -481,18 +496,6 @@ start_pieces (void)
       start_read (slot);
     }
   }
-}
-
-/* --checksum: a written data slot goes to the hash threads.  Hashing
- * after the write, not before, keeps the copy itself at full pace; the
- * slot's buffer stays untouched until the slot is given back.
- */
-static void
-give_to_hash (struct slot *slot)
-{
-  slot->kind = OP_HASH;
-  slot->flags |= HASH_GIVEN;
-  slothash_give (hashing, slot);
 }
 
 /* --checksum: the in-order consumer of checksum-libev.  Commands

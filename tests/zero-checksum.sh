@@ -49,10 +49,11 @@ fresh ()
 }
 
 # Sources: short data and zero extents with an odd size; long zero
-# extents and blocks of data; a qcow2 with data, an explicitly zeroed
+# extents and blocks of data; all data (pattern), odd size; a qcow2 with data, an explicitly zeroed
 # cluster and an unaligned tail, through qemu-nbd.
 start_nbdkit sr sparse-random 9999999 seed=3 percent=40 runlength=30000
 start_nbdkit da data '1 @1048575 2 @5000000 3 @8388608 4' size=12345679
+start_nbdkit pa pattern 5555555
 size_q=$((24 * 1024 * 1024 + 3 * 512))
 qemu-img create -q -f qcow2 "$tmpdir/q.qcow2" $size_q
 qemu-io -f qcow2 -c 'write -P 0x55 0 64k' -c 'write -P 0xaa 3M 1M' \
@@ -60,7 +61,7 @@ qemu-io -f qcow2 -c 'write -P 0x55 0 64k' -c 'write -P 0xaa 3M 1M' \
   "$tmpdir/q.qcow2" >/dev/null
 start_qemu_nbd q -r -f qcow2 "$tmpdir/q.qcow2"
 
-for s in sr da q; do
+for s in sr da pa q; do
   eval "uri=\$$s"
   size=$(nbdinfo --size "$uri")
   want $s "$uri"

@@ -76,3 +76,11 @@ faulty_file_plugin "$tmpdir/rd.sh" "$tmpdir/rd.img" $size pread
 start_nbdkit rd sh "$tmpdir/rd.sh"
 expect_error "destination: read failed at offset 0 length 262144: Input/output error" \
   zero-extent-copy-libev --verify -C 1 --requests=1 "$src" "$rd"
+
+# The verify pass needs no outside event to make progress: with
+# --timeout=0 and one request there is nothing else to wake the loop, so
+# a slot left waiting for a wake-up would hang the program for ever.
+start_nbdkit p64 pattern 64M
+start_nbdkit m64 memory 64M
+timeout 60 zero-extent-copy-libev --verify --timeout=0 --requests=1 "$p64" "$m64" \
+  >/dev/null || fail "--verify --timeout=0 did not finish within 60 s"
