@@ -5,8 +5,8 @@
  * a program whose slots carry an image in offset order:
  *
  *  - Each slot of the ring gets a digest area of its own, room for the
- *    digests of a full request's blocks.  A hash thread fills it with
- *    slothash_give; the digests then wait there, however long, until
+ *    digests of a full request's blocks.  A hash thread fills it once
+ *    slothash_give hands the slot over; the digests then wait there, however long, until
  *    the slots before it are fed too.  That is why a program that feeds
  *    the outer digest must use a RING_IN_ORDER ring: a slot is reused
  *    only once it has been fed.
