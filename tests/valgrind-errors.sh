@@ -63,3 +63,18 @@ under_valgrind "cannot connect" checksum-libev "$none"
 under_valgrind "unknown or ambiguous option" copy-libev --bogus "$src" "$dst"
 under_valgrind "unknown or ambiguous option" zero-extent-copy-libev --bogus "$src" "$dst"
 under_valgrind "unknown or ambiguous option" checksum-libev --bogus "$src"
+
+# With the hash threads of --checksum and --verify running: a read
+# error, a write error, a destination whose reads fail in the verify
+# pass, and a destination that stores nothing (nbdkit null reads back
+# zeroes), which fails the comparison itself.
+servers --filter=error pattern 16M error-pread=EIO error-pread-rate=100%
+under_valgrind "read failed" zero-extent-copy-libev --checksum "$src" "$dst"
+servers pattern 16M
+under_valgrind "write failed" zero-extent-copy-libev --verify "$src" "$dst"
+start_nbdkit unreadable --filter=error memory 16M error-pread=EIO \
+  error-pread-rate=100%
+under_valgrind "destination: read failed" \
+  zero-extent-copy-libev --verify -C 1 "$src" "$unreadable"
+start_nbdkit blackhole null 16M
+under_valgrind "verify failed" zero-extent-copy-libev --verify "$src" "$blackhole"
