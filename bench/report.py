@@ -212,10 +212,13 @@ def comparison(meta, chart_svg, out):
         servers.append("destination `%s`" % meta["destination"])
     when = ("started afresh before every run (not timed)"
             if meta["fresh"] == "yes" else
-            "started once for all runs (they are only read)")
+            "started once for all runs (every run reads the same, and"
+            " writes the same data, if any)")
     out.append("Servers: %s, %s." % (", ".join(servers), when))
     if "setup" in meta:
         out.append("Before starting them: `%s`." % meta["setup"])
+    if "prime" in meta:
+        out.append("Once they are up (not timed): `%s`." % meta["prime"])
     for note in meta["notes"]:
         out.append("")
         out.append(note)

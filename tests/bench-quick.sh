@@ -76,7 +76,7 @@ awk '
            "nbdcopy to null:"; do
     echo "8 $c"
   done
-  for c in 9a 9b 9c; do
+  for c in 9a 9b 9c 9d 9e; do
     echo "$c zero-extent-copy-libev"
     echo "$c zero-extent-copy-libev --checksum"
     echo "$c zero-extent-copy-libev --verify"
