@@ -14,6 +14,7 @@
 
 #include "conn.h"
 #include "connect.h"
+#include "image.h"
 #include "util.h"
 
 /* Translate libnbd's wish into libev's event mask. */
@@ -46,6 +47,22 @@ give_up (struct conn *c, const char *fmt, ...)
   c->waiting = false;
 }
 
+/* The handshake failed: fatal, with libnbd's reason and, for a
+ * captive server, the first thing the server said (why it did not
+ * start, usually).
+ */
+static void
+cannot_connect (const struct conn *c, const char *why)
+{
+  bool same = strcmp (c->name, c->uri) == 0;
+  char said[256];
+
+  if (!image_server_said (c->nbd, said, sizeof said))
+    said[0] = '\0';
+  die ("%s: cannot connect%s%s: %s%s%s", c->name, same ? "" : " to ",
+       same ? "" : c->uri, why, said[0] ? "; the server said: " : "", said);
+}
+
 /* Notify read, else write: see conn.h for why never both.  Read goes
  * first because a reply that has arrived is complete work waiting to be
  * collected, and collecting it frees the server to take more requests.
@@ -73,7 +90,7 @@ io_cb (struct ev_loop *loop, ev_io *w, int revents)
    */
   if (r == -1) {
     if (!c->connected && !c->optional)
-      connect_failed (c->name, c->uri);
+      cannot_connect (c, nbd_get_error ());
     give_up (c, "%s: %s", c->connected ? "connection lost" : "refused",
              nbd_get_error ());
   }
@@ -158,11 +175,11 @@ watch (struct conn *c, struct ev_loop *loop, const char *name)
 
 void
 conn_connect (struct conn *c, struct ev_loop *loop, const char *name,
-              const char *uri, const struct connect_options *opts,
+              const struct image *img, const struct connect_options *opts,
               double timeout)
 {
   c->nbd = open_handle (name, opts);
-  c->uri = uri;
+  c->uri = img->name;
   c->timeout = timeout;
   /* An extra connection gets a short handshake even without a timeout:
    * a server that takes one connection at a time may never greet the
@@ -178,9 +195,9 @@ conn_connect (struct conn *c, struct ev_loop *loop, const char *name,
   c->failure[0] = '\0';
   c->closing = false;
   /* This only starts connecting: the handshake goes on in the loop. */
-  if (nbd_aio_connect_uri (c->nbd, uri) == -1) {
+  if (image_aio_connect (img, c->nbd) == -1) {
     if (!c->optional)
-      connect_failed (name, uri);
+      connect_failed (name, img->name);
     c->loop = loop;
     c->name = name;
     snprintf (c->failure, sizeof c->failure, "refused: %s",
@@ -207,8 +224,7 @@ connected (struct conn *c)
     return true;
   }
   if (nbd_aio_is_ready (c->nbd) != 1)
-    die ("%s: cannot connect to %s: the server closed the connection",
-         c->name, c->uri);
+    cannot_connect (c, "the server closed the connection");
   c->connected = true;
   /* Set after connecting, for every kind of URI: common/connect.c
    * explains why that is as good as before.
@@ -360,7 +376,7 @@ conn_close_all (struct conn *const conns[], size_t n, const struct stop *s)
   }
   for (i = 0; i < n; i++) {
     conn_stop (conns[i]);
-    nbd_close (conns[i]->nbd);
+    image_close_handle (conns[i]->nbd);
   }
 }
 

@@ -66,6 +66,7 @@
 #include <ev.h>
 
 #include "connect.h"
+#include "image.h"
 #include "stop.h"
 
 /* The default for --timeout, in seconds.  Long enough for storage that
@@ -96,7 +97,7 @@ struct conn {
   struct ev_loop *loop;
   struct nbd_handle *nbd;
   const char *name;             /* "source" or "destination", for messages */
-  const char *uri;
+  const char *uri;              /* the image as the user named it */
   double timeout;               /* seconds; 0: none */
   double handshake_timeout;     /* seconds for the handshake; 0: none */
   uint64_t socket_buffer;       /* set once connected, if not 0 */
@@ -113,14 +114,15 @@ struct conn {
   char failure[256];            /* why the server was given up, or "" */
 };
 
-/* Open a handle and start connecting it to uri, in loop.  timeout (in
+/* Open a handle and start connecting it to img (common/image.h), in
+ * loop.  timeout (in
  * seconds, 0 for none) covers the handshake and, later, every wait for
  * a reply.  Fatal if the URI is bad or the connection is refused, unless
  * c->optional was set: then the connection is given up, with the reason
  * in c->failure.
  */
 void conn_connect (struct conn *c, struct ev_loop *loop, const char *name,
-                   const char *uri, const struct connect_options *opts,
+                   const struct image *img, const struct connect_options *opts,
                    double timeout);
 
 /* Run the loop until every connection in conns has finished its

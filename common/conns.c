@@ -54,16 +54,18 @@ default_connections (void)
 
 void
 conns_connect (struct conns *s, struct ev_loop *loop, const char *name,
-               const char *uri, const struct connect_options *opts,
+               const struct image *img, const struct connect_options *opts,
                double timeout, unsigned wanted, bool writing)
 {
   struct conn *extra[MAX_CONNECTIONS];
+  struct image others;
   bool multi;
   unsigned want, i;
 
   s->n = s->next = 0;
+  s->socket_uri = NULL;
   s->names[0] = name_connection (name, 0, false);
-  conn_connect (&s->c[0], loop, s->names[0], uri, opts, timeout);
+  conn_connect (&s->c[0], loop, s->names[0], img, opts, timeout);
   s->opened = 1;
   conn_wait_connected ((struct conn *const []) { &s->c[0] }, 1);
   s->v[s->n++] = &s->c[0];
@@ -72,7 +74,9 @@ conns_connect (struct conns *s, struct ev_loop *loop, const char *name,
    * the first handshake.
    */
   multi = nbd_can_multi_conn (s->c[0].nbd) == 1;
-  if (wanted == 0)
+  if (wanted == 0 && img->kind == IMAGE_COMMAND)
+    want = 1;
+  else if (wanted == 0)
     want = multi ? default_connections () : 1;
   else if (wanted > 1 && !multi && writing)
     die ("%s: the server does not advertise multi-conn, so a flush on one "
@@ -82,10 +86,24 @@ conns_connect (struct conns *s, struct ev_loop *loop, const char *name,
     want = wanted;
   debug ("%s: %u connection%s (%s)", name, want, want == 1 ? "" : "s",
          wanted != 0 ? "asked for"
+         : img->kind == IMAGE_COMMAND ? "a captive server may take only one"
          : multi ? "the server advertises multi-conn; at most one per CPU"
          : "the server does not advertise multi-conn");
   if (want == 1)
     return;
+
+  /* The extra connections go to the same server.  A captive server
+   * listens on the socket libnbd made for it, which nbd_get_uri names;
+   * only the first connection starts (and will stop) the server.
+   */
+  others = *img;
+  if (img->kind != IMAGE_URI) {
+    s->socket_uri = nbd_get_uri (s->c[0].nbd);
+    if (s->socket_uri == NULL)
+      die ("%s: %s", name, nbd_get_error ());
+    others.kind = IMAGE_URI;
+    others.uri = s->socket_uri;
+  }
 
   /* Once there are several, each connection's messages say which. */
   free (s->names[0]);
@@ -94,7 +112,7 @@ conns_connect (struct conns *s, struct ev_loop *loop, const char *name,
   for (i = 1; i < want; i++) {
     s->names[i] = name_connection (name, i, true);
     s->c[i].optional = true;
-    conn_connect (&s->c[i], loop, s->names[i], uri, opts, timeout);
+    conn_connect (&s->c[i], loop, s->names[i], &others, opts, timeout);
     extra[i - 1] = &s->c[i];
   }
   s->opened = want;
@@ -185,7 +203,9 @@ conns_close (struct conns *const sets[], size_t n, const struct stop *stop)
       all[k++] = &sets[i]->c[j];
   if (k > 0)
     conn_close_all (all, k, stop);
-  for (i = 0; i < n; i++)
+  for (i = 0; i < n; i++) {
     for (j = 0; j < sets[i]->opened; j++)
       free (sets[i]->names[j]);
+    free (sets[i]->socket_uri);
+  }
 }

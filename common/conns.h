@@ -16,7 +16,11 @@
  *    says whether the server advertises multi-conn, the others.  The
  *    default (wanted = 0) follows nbdcopy's rule: DEFAULT_CONNECTIONS,
  *    but no more than the online CPUs, when the server advertises
- *    multi-conn, otherwise one.  A number
+ *    multi-conn, otherwise one.  A captive server the user named
+ *    ([ CMD ... ]) gets one by default, since the program cannot know
+ *    whether the command accepts more (qemu-nbd takes one client
+ *    unless given --shared); the extra connections to a captive server
+ *    go to the socket of the one it started.  A number
  *    asked for explicitly is refused for a server without multi-conn
  *    that will be written, since one flush would not cover the writes
  *    done on the other connections; a server that will only be read
@@ -41,6 +45,7 @@
 
 #include "conn.h"
 #include "connect.h"
+#include "image.h"
 #include "stop.h"
 
 /* Connections per server when it advertises multi-conn and the user did
@@ -57,16 +62,19 @@ struct conns {
   unsigned opened;              /* connections tried: c[0] to c[opened - 1] */
   struct conn c[MAX_CONNECTIONS];
   char *names[MAX_CONNECTIONS]; /* "source", or "source connection 2" */
+  char *socket_uri;             /* a captive server's socket, for the
+                                   extra connections, or NULL */
 };
 
-/* Connect to uri, name labelling messages.  wanted is the number of
+/* Connect to img (a URI, or a captive server that the first connection
+ * starts), name labelling messages.  wanted is the number of
  * connections asked for, or 0 for the default; writing says whether the
  * program will write to this server.  timeout as for conn_connect.
  * Returns when every connection is ready or, for the extra ones, given
  * up; fatal if the first fails.
  */
 void conns_connect (struct conns *s, struct ev_loop *loop, const char *name,
-                    const char *uri, const struct connect_options *opts,
+                    const struct image *img, const struct connect_options *opts,
                     double timeout, unsigned wanted, bool writing);
 
 /* The connection for a new command. */

@@ -93,6 +93,16 @@ option_timeout (const char *arg)
   return count_option ("timeout", arg, 0, 86400, " of seconds");
 }
 
+enum image_cache
+option_cache (const char *arg)
+{
+  if (strcmp (arg, "default") == 0)
+    return IMAGE_CACHE_DEFAULT;
+  if (strcmp (arg, "none") == 0)
+    return IMAGE_CACHE_NONE;
+  die ("--cache: '%s' is not 'default' or 'none'", arg);
+}
+
 int
 option_progress (const char *arg)
 {

@@ -13,6 +13,8 @@
 #include <getopt.h>
 #include <stdint.h>
 
+#include "image.h"
+
 /* The copiers' requests in flight.  About 16 keeps both servers busy,
  * as reported on the libnbd list; more only add memory and latency per
  * request.  make bench (comparison 2) measures it on this machine.
@@ -73,6 +75,11 @@ unsigned option_connections (const char *arg, unsigned max);
  * far from overflowing anything it is added to.
  */
 unsigned option_timeout (const char *arg);
+
+/* --cache=MODE: how the suite's own servers use the page cache for a
+ * local file (common/image.h): "default" or "none".
+ */
+enum image_cache option_cache (const char *arg);
 
 /* -p, --progress[=FD]: PROGRESS_BAR without a value, else FD, which
  * must be an open file descriptor (common/util.h has the formats).

@@ -33,18 +33,24 @@
  *    buffer first.  Safe because a buffer is hashed only after its read
  *    succeeded; a failed read ends the program.
  *
- * Run it against a captive server:
+ *  - Several images, one line each, as sha256sum: each image is hashed
+ *    in a child process of its own, one after the other, so that an
+ *    image that fails costs only its own line.
  *
- *   nbdkit -U - data '"hello"' --run './checksum-libev "$uri"'
+ * Run it with a captive server, which it starts and stops itself
+ * (common/image.h), or on local image files:
  *
- * which prints 337355feb53a5309d5aba92796223c2c84ffab930e706c01fef573a2722545e6,
+ *   ./checksum-libev [ nbdkit data '"hello"' ]
+ *   ./checksum-libev disk.qcow2 disk.raw
+ *
+ * The first prints 337355feb53a5309d5aba92796223c2c84ffab930e706c01fef573a2722545e6,
  * the value blkhash publishes for that image.  Build it on its own from
  * the repository root:
  *
  *   cc -O2 -Icommon examples/checksum-libev.c common/blkhash.c \
  *     common/conn.c common/connect.c common/conns.c common/extents.c \
- *     common/options.c common/pool.c common/ring.c common/slothash.c \
- *     common/stop.c common/util.c \
+ *     common/image.c common/options.c common/pool.c common/ring.c \
+ *     common/slothash.c common/stop.c common/util.c \
  *     -o checksum-libev -pthread -lnbd -lev -lcrypto
  */
 
@@ -55,11 +61,14 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <libnbd.h>
 
@@ -70,6 +79,7 @@
 #include "conns.h"
 #include "connect.h"
 #include "extents.h"
+#include "image.h"
 #include "options.h"
 #include "ring.h"
 #include "slothash.h"
@@ -95,7 +105,7 @@
 /* What a slot covers, kept in slot->kind. */
 enum slot_kind { KIND_DATA, KIND_ZERO };
 
-static const char *image;       /* the URI as the user gave it */
+static const char *image;       /* the image as the user named it */
 static struct conns src;        /* connections to the server */
 static struct ring *ring;
 static struct extent_map map;
@@ -376,12 +386,12 @@ static void __attribute__ ((noreturn))
 usage (FILE *fp, int status)
 {
   fprintf (fp,
-"Usage: %s [OPTIONS] URI\n"
-"Print the block hash of an NBD image, as blksum computes it (and\n"
+"Usage: %s [OPTIONS] IMAGE...\n"
+"Print the block hash of each image, as blksum computes it (and\n"
 "nbdcopy --blkhash in libnbd after 1.22): the digest of the digests\n"
-"of its blocks and its size.\n"
-"The URI is as libnbd accepts it, for example nbd://host/export or\n"
-"nbd+unix:///?socket=/path.\n"
+"of its blocks and its size.  One line per image, in the order given,\n"
+"as sha256sum prints them; the exit status is 1 if any failed.\n"
+IMAGES_HELP
 "\n"
 "Options:\n"
 "  --digest=NAME       md5, sha1, sha256 (default), sha512, or any other\n"
@@ -399,6 +409,8 @@ usage (FILE *fp, int status)
 "                      connections to the server (1-%d; default up to\n"
 "                      %d, one per CPU, if the server advertises\n"
 "                      multi-conn, else 1)\n"
+"  --cache=MODE        local image files: default (the page cache) or\n"
+"                      none (the server keeps out of it)\n"
 "  --timeout=SECONDS   fail if the server sends nothing for this long\n"
 "                      while a read waits for it (default %d, 0 for never)\n"
 "  -p, --progress      show a progress bar on stderr, if it is a terminal\n"
@@ -412,105 +424,38 @@ usage (FILE *fp, int status)
   exit (status);
 }
 
-int
-main (int argc, char *argv[])
+/* The options, set by main for checksum_image. */
+static const char *digest = BLKHASH_DIGEST;
+static unsigned requests = CHECKSUM_REQUESTS;
+/* Block status is what lets zero runs go unread. */
+static struct connect_options opts = {
+  .pread_initialize = false, .want_extents = true,
+};
+static int progress_mode = PROGRESS_NONE;
+static unsigned timeout = DEFAULT_TIMEOUT;
+static unsigned connections = 0; /* 0: decided by multi-conn */
+static enum image_cache cache = IMAGE_CACHE_DEFAULT;
+
+/* Hash one image and print its line, then exit: status 0, or 1 with
+ * the reason on stderr (die, stop_exit), whatever went wrong.
+ */
+static void __attribute__ ((noreturn))
+checksum_image (struct image *img)
 {
-  enum { OPT_DIGEST = 256, OPT_BLOCK_SIZE, OPT_REQUESTS, OPT_REQUEST_SIZE,
-         OPT_SOCKET_BUFFER, OPT_TIMEOUT };
-  static const struct option long_options[] = {
-    { "digest",       required_argument, NULL, OPT_DIGEST },
-    { "block-size",   required_argument, NULL, OPT_BLOCK_SIZE },
-    { "requests",     required_argument, NULL, OPT_REQUESTS },
-    { "request-size", required_argument, NULL, OPT_REQUEST_SIZE },
-    { "progress",     optional_argument, NULL, 'p' },
-    { "socket-buffer", required_argument, NULL, OPT_SOCKET_BUFFER },
-    { "timeout",      required_argument, NULL, OPT_TIMEOUT },
-    { "connections",  required_argument, NULL, 'C' },
-    { "verbose",      no_argument,       NULL, 'v' },
-    { "help",         no_argument,       NULL, 'h' },
-    { "version",      no_argument,       NULL, 'V' },
-    { NULL }
-  };
-  const char *digest = BLKHASH_DIGEST;
-  const char *rs_arg = NULL;
-  unsigned requests = CHECKSUM_REQUESTS;
   struct blkhash hash;
-  /* Block status is what lets zero runs go unread. */
-  struct connect_options opts = {
-    .pread_initialize = false, .want_extents = true,
-  };
-  int progress_mode = PROGRESS_NONE;
-  unsigned timeout = DEFAULT_TIMEOUT;
-  unsigned connections = 0;     /* 0: decided by multi-conn */
   char hex[BLKHASH_HEX_SIZE];
   ev_prepare pump;
   struct ev_loop *loop;
-  int c;
 
-  set_progname (argv[0]);
-  while ((c = getopt_long (argc, argv, ":C:pvhV", long_options, NULL)) != -1) {
-    switch (c) {
-    case OPT_DIGEST:
-      digest = optarg;
-      break;
-    case OPT_BLOCK_SIZE:
-      block_size = option_block_size (optarg);
-      break;
-    case OPT_REQUESTS:
-      requests = option_requests (optarg);
-      break;
-    case OPT_REQUEST_SIZE:
-      rs_arg = optarg;
-      break;
-    case OPT_SOCKET_BUFFER:
-      opts.socket_buffer = option_socket_buffer (optarg);
-      break;
-    case OPT_TIMEOUT:
-      timeout = option_timeout (optarg);
-      break;
-    case 'C':
-      connections = option_connections (optarg, MAX_CONNECTIONS);
-      break;
-    case 'p':
-      progress_mode = option_progress (optarg);
-      break;
-    case 'v':
-      verbose = true;
-      break;
-    case 'h':
-      usage (stdout, EXIT_SUCCESS);
-    case 'V':
-      option_version ();
-    default:
-      option_error (c, argv, long_options);
-    }
-  }
-  if (argc - optind != 1) {
-    fprintf (stderr, "%s: expected one URI; try --help\n", progname);
-    exit (EXIT_FAILURE);
-  }
-  image = argv[optind];
-
-  /* Check every option before connecting, so that a typo is reported
-   * as such and not hidden behind a connection error.
-   */
-  request_size = MAX ((uint64_t) DEFAULT_REQUEST_SIZE, block_size);
-  if (rs_arg) {
-    request_size = option_request_size (rs_arg);
-    /* Every read holds whole blocks, or a block would straddle two. */
-    if (request_size % block_size != 0)
-      die ("--request-size: %s is not a multiple of the block size (%"
-           PRIu64 " bytes)", rs_arg, block_size);
-  }
+  image = img->name;
   blkhash_init (&hash, digest, block_size);
-  slothash_check (&hash, requests, request_size);
-
+  image_prepare (img, NULL, false, cache);
   loop = EV_DEFAULT;
   /* With a timeout, the connection's timer bounds the wait for the
    * reads in flight when stopping; without, a grace period does.
    */
   stop_init (&stop, loop, timeout > 0 ? 0 : STOP_GRACE);
-  conns_connect (&src, loop, image, image, &opts, timeout, connections,
+  conns_connect (&src, loop, image, img, &opts, timeout, connections,
                  false);
   check_request_size (src.v[0]->nbd, image, request_size);
   size = export_size (src.v[0]->nbd, image);
@@ -549,5 +494,157 @@ main (int argc, char *argv[])
   extents_free (&map);
   ring_free (ring);
   slothash_free (&sh);
-  return EXIT_SUCCESS;
+  image_free (img);
+  exit (EXIT_SUCCESS);
+}
+
+/* The child hashing the current image, for forward_signal. */
+static volatile pid_t child;
+static volatile sig_atomic_t caught;
+
+/* SIGINT or SIGTERM while hashing several images: pass it to the child,
+ * which stops the way one image stops (common/stop.h), and start no
+ * other image.  The child is in a process group of its own, so a
+ * Ctrl-C at the terminal reaches it only through here, once.
+ */
+static void
+forward_signal (int signum)
+{
+  caught = signum;
+  if (child > 0)
+    kill (child, signum);
+}
+
+/* Several images: each is hashed in a child process, one after the
+ * other.  The single-image code ends with exit status 1 on any error,
+ * wherever it happens; in a child, that costs only its own image, and
+ * the lines still come out in the order given.
+ */
+static int
+checksum_each (struct image *images, int n)
+{
+  struct sigaction sa = { .sa_handler = forward_signal };
+  int status = EXIT_SUCCESS, ws, i;
+  pid_t pid;
+
+  sigemptyset (&sa.sa_mask);
+  sigaction (SIGINT, &sa, NULL);
+  sigaction (SIGTERM, &sa, NULL);
+  for (i = 0; i < n && caught == 0; i++) {
+    fflush (stdout);
+    pid = fork ();
+    if (pid == -1)
+      die ("fork: %s", strerror (errno));
+    if (pid == 0) {
+      setpgid (0, 0);
+      signal (SIGINT, SIG_DFL);
+      signal (SIGTERM, SIG_DFL);
+      checksum_image (&images[i]);
+    }
+    child = pid;
+    while (waitpid (pid, &ws, 0) == -1)
+      if (errno != EINTR)
+        die ("waitpid: %s", strerror (errno));
+    child = 0;
+    if (WIFSIGNALED (ws))
+      return 128 + WTERMSIG (ws);
+    if (WEXITSTATUS (ws) != EXIT_SUCCESS)
+      status = EXIT_FAILURE;
+  }
+  return caught != 0 ? 128 + caught : status;
+}
+
+int
+main (int argc, char *argv[])
+{
+  enum { OPT_DIGEST = 256, OPT_BLOCK_SIZE, OPT_REQUESTS, OPT_REQUEST_SIZE,
+         OPT_SOCKET_BUFFER, OPT_TIMEOUT, OPT_CACHE };
+  static const struct option long_options[] = {
+    { "digest",       required_argument, NULL, OPT_DIGEST },
+    { "block-size",   required_argument, NULL, OPT_BLOCK_SIZE },
+    { "requests",     required_argument, NULL, OPT_REQUESTS },
+    { "request-size", required_argument, NULL, OPT_REQUEST_SIZE },
+    { "progress",     optional_argument, NULL, 'p' },
+    { "socket-buffer", required_argument, NULL, OPT_SOCKET_BUFFER },
+    { "cache",        required_argument, NULL, OPT_CACHE },
+    { "timeout",      required_argument, NULL, OPT_TIMEOUT },
+    { "connections",  required_argument, NULL, 'C' },
+    { "verbose",      no_argument,       NULL, 'v' },
+    { "help",         no_argument,       NULL, 'h' },
+    { "version",      no_argument,       NULL, 'V' },
+    { NULL }
+  };
+  const char *rs_arg = NULL;
+  struct blkhash hash;
+  struct image *images;
+  int c, n;
+
+  set_progname (argv[0]);
+  while ((c = getopt_long (argc, argv, "+:C:pvhV", long_options, NULL)) != -1) {
+    switch (c) {
+    case OPT_DIGEST:
+      digest = optarg;
+      break;
+    case OPT_BLOCK_SIZE:
+      block_size = option_block_size (optarg);
+      break;
+    case OPT_REQUESTS:
+      requests = option_requests (optarg);
+      break;
+    case OPT_REQUEST_SIZE:
+      rs_arg = optarg;
+      break;
+    case OPT_SOCKET_BUFFER:
+      opts.socket_buffer = option_socket_buffer (optarg);
+      break;
+    case OPT_CACHE:
+      cache = option_cache (optarg);
+      break;
+    case OPT_TIMEOUT:
+      timeout = option_timeout (optarg);
+      break;
+    case 'C':
+      connections = option_connections (optarg, MAX_CONNECTIONS);
+      break;
+    case 'p':
+      progress_mode = option_progress (optarg);
+      break;
+    case 'v':
+      verbose = true;
+      break;
+    case 'h':
+      usage (stdout, EXIT_SUCCESS);
+    case 'V':
+      option_version ();
+    default:
+      option_error (c, argv, long_options);
+    }
+  }
+  images = calloc (argc - optind + 1, sizeof *images);
+  if (images == NULL)
+    die ("calloc: %s", strerror (errno));
+  n = image_parse_args (argc, argv, optind, images, argc - optind);
+  if (n == 0) {
+    fprintf (stderr, "%s: expected an image; try --help\n", progname);
+    exit (EXIT_FAILURE);
+  }
+
+  /* Check every option before connecting, so that a typo is reported
+   * as such and not hidden behind a connection error.
+   */
+  request_size = MAX ((uint64_t) DEFAULT_REQUEST_SIZE, block_size);
+  if (rs_arg) {
+    request_size = option_request_size (rs_arg);
+    /* Every read holds whole blocks, or a block would straddle two. */
+    if (request_size % block_size != 0)
+      die ("--request-size: %s is not a multiple of the block size (%"
+           PRIu64 " bytes)", rs_arg, block_size);
+  }
+  blkhash_init (&hash, digest, block_size);
+  slothash_check (&hash, requests, request_size);
+  blkhash_free (&hash);
+
+  if (n == 1)
+    checksum_image (&images[0]);
+  return checksum_each (images, n);
 }

@@ -9,6 +9,7 @@ examples_checksum_libev_SOURCES = \
 	$(COMMON_CONNECT) \
 	$(COMMON_CONNS) \
 	$(COMMON_EXTENTS) \
+	$(COMMON_IMAGE) \
 	$(COMMON_OPTIONS) \
 	$(COMMON_POOL) \
 	$(COMMON_RING) \

@@ -18,17 +18,17 @@
  *    (docs/benchmarks.md has what make bench shows here).  It is safe here
  *    because a buffer is written only after its read succeeded.
  *
- * Run it against captive servers:
+ * Run it with captive servers, which it starts and stops itself
+ * (common/image.h), or on local image files:
  *
- *   nbdkit -U - pattern 1G --run 'nbdkit -U - memory 1G --run \
- *     "./copy-libev --progress $uri \$uri"'
+ *   ./copy-libev --progress [ nbdkit pattern 1G ] [ nbdkit memory 1G ]
+ *   ./copy-libev disk.qcow2 copy.raw
  *
- * (the outer $uri is the pattern source, the escaped inner one the
- * memory destination).  Build it on its own from the repository root:
+ * Build it on its own from the repository root:
  *
  *   cc -O2 -Icommon examples/copy-libev.c common/conn.c common/connect.c \
- *     common/conns.c common/flush.c common/options.c common/ring.c \
- *     common/stop.c common/util.c -o copy-libev -lnbd -lev
+ *     common/conns.c common/flush.c common/image.c common/options.c \
+ *     common/ring.c common/stop.c common/util.c -o copy-libev -lnbd -lev
  */
 
 #ifdef HAVE_CONFIG_H
@@ -52,6 +52,7 @@
 #include "conns.h"
 #include "connect.h"
 #include "flush.h"
+#include "image.h"
 #include "options.h"
 #include "ring.h"
 #include "stop.h"
@@ -264,10 +265,12 @@ static void __attribute__ ((noreturn))
 usage (FILE *fp, int status)
 {
   fprintf (fp,
-"Usage: %s [OPTIONS] SRC-URI DST-URI\n"
+"Usage: %s [OPTIONS] SOURCE DESTINATION\n"
 "Copy an NBD image to another NBD server with a ring of asynchronous\n"
-"requests in one libev event loop.  URIs are as libnbd accepts them,\n"
-"for example nbd://host/export or nbd+unix:///?socket=/path.\n"
+"requests in one libev event loop.\n"
+IMAGES_HELP
+"A DESTINATION file that does not exist is created, raw, as large as\n"
+"the source.\n"
 "\n"
 "Options:\n"
 "  --requests=N        requests in flight (1-%d, default %d)\n"
@@ -282,6 +285,8 @@ usage (FILE *fp, int status)
 "                      connections to each server (1-%d; default up to\n"
 "                      %d, one per CPU, if the server advertises\n"
 "                      multi-conn, else 1)\n"
+"  --cache=MODE        local image files: default (the page cache) or\n"
+"                      none (servers keep out of it)\n"
 "  --timeout=SECONDS   fail if a server sends nothing for this long while\n"
 "                      a command waits for it (default %d, 0 for never)\n"
 "  -p, --progress      show a progress bar on stderr, if it is a terminal\n"
@@ -299,7 +304,7 @@ int
 main (int argc, char *argv[])
 {
   enum { OPT_REQUESTS = 256, OPT_REQUEST_SIZE, OPT_INIT, OPT_NO_INIT,
-         OPT_FLUSH, OPT_SOCKET_BUFFER, OPT_TIMEOUT };
+         OPT_FLUSH, OPT_SOCKET_BUFFER, OPT_TIMEOUT, OPT_CACHE };
   static const struct option long_options[] = {
     { "requests",            required_argument, NULL, OPT_REQUESTS },
     { "request-size",        required_argument, NULL, OPT_REQUEST_SIZE },
@@ -308,6 +313,7 @@ main (int argc, char *argv[])
     { "flush",               no_argument,       NULL, OPT_FLUSH },
     { "progress",            optional_argument, NULL, 'p' },
     { "socket-buffer",       required_argument, NULL, OPT_SOCKET_BUFFER },
+    { "cache",               required_argument, NULL, OPT_CACHE },
     { "timeout",             required_argument, NULL, OPT_TIMEOUT },
     { "connections",         required_argument, NULL, 'C' },
     { "verbose",             no_argument,       NULL, 'v' },
@@ -322,12 +328,14 @@ main (int argc, char *argv[])
   int progress_mode = PROGRESS_NONE;
   unsigned timeout = DEFAULT_TIMEOUT;
   unsigned connections = 0;     /* 0: decided by multi-conn */
+  enum image_cache cache = IMAGE_CACHE_DEFAULT;
+  struct image images[2];
   ev_prepare pump;
   struct ev_loop *loop;
   int c;
 
   set_progname (argv[0]);
-  while ((c = getopt_long (argc, argv, ":C:pvhV", long_options, NULL)) != -1) {
+  while ((c = getopt_long (argc, argv, "+:C:pvhV", long_options, NULL)) != -1) {
     switch (c) {
     case OPT_REQUESTS:
       requests = option_requests (optarg);
@@ -354,6 +362,9 @@ main (int argc, char *argv[])
     case OPT_TIMEOUT:
       timeout = option_timeout (optarg);
       break;
+    case OPT_CACHE:
+      cache = option_cache (optarg);
+      break;
     case 'C':
       connections = option_connections (optarg, MAX_CONNECTIONS);
       break;
@@ -371,8 +382,9 @@ main (int argc, char *argv[])
       option_error (c, argv, long_options);
     }
   }
-  if (argc - optind != 2) {
-    fprintf (stderr, "%s: expected SRC-URI and DST-URI; try --help\n", progname);
+  if (image_parse_args (argc, argv, optind, images, 2) != 2) {
+    fprintf (stderr, "%s: expected SOURCE and DESTINATION; try --help\n",
+             progname);
     exit (EXIT_FAILURE);
   }
 
@@ -384,9 +396,18 @@ main (int argc, char *argv[])
    * commands in flight when stopping; without, a grace period does.
    */
   stop_init (&stop, loop, timeout > 0 ? 0 : STOP_GRACE);
-  conns_connect (&src, loop, "source", argv[optind], &src_opts, timeout,
+  image_prepare (&images[0], "source", false, cache);
+  conns_connect (&src, loop, "source", &images[0], &src_opts, timeout,
                  connections, false);
-  conns_connect (&dst, loop, "destination", argv[optind + 1], &dst_opts,
+  /* A destination file that does not exist yet is made now that the
+   * source's size is known: raw and all holes, as nbdcopy makes it.
+   * It is removed again if the copy fails.
+   */
+  if (image_missing (&images[1]))
+    image_create (&images[1], "destination",
+                  export_size (src.v[0]->nbd, "source"));
+  image_prepare (&images[1], "destination", true, cache);
+  conns_connect (&dst, loop, "destination", &images[1], &dst_opts,
                  timeout, connections, true);
   size = check_copy (src.v[0]->nbd, dst.v[0]->nbd, request_size);
 
@@ -418,6 +439,9 @@ main (int argc, char *argv[])
    * and may flush its caches in its own time.
    */
   conns_close ((struct conns *const []) { &src, &dst }, 2, &stop);
+  image_keep ();
+  image_free (&images[0]);
+  image_free (&images[1]);
   ring_free (ring);
   return EXIT_SUCCESS;
 }

@@ -8,6 +8,7 @@ examples_copy_libev_SOURCES = \
 	$(COMMON_CONNECT) \
 	$(COMMON_CONNS) \
 	$(COMMON_FLUSH) \
+	$(COMMON_IMAGE) \
 	$(COMMON_OPTIONS) \
 	$(COMMON_RING) \
 	$(COMMON_STOP) \

@@ -31,18 +31,19 @@
  *    but slots are given back in offset order, as in checksum-libev,
  *    and that is where the outer digest is fed.
  *
- * Run it against captive servers:
+ * Run it with captive servers, which it starts and stops itself
+ * (common/image.h), or on local image files:
  *
- *   nbdkit -U - data '1 @1073741823 1' --run 'nbdkit -U - memory 1G --run \
- *     "./zero-extent-copy-libev -v $uri \$uri"'
+ *   ./zero-extent-copy-libev -v [ nbdkit data '1 @1073741823 1' ] \
+ *     [ nbdkit memory 1G ]
+ *   ./zero-extent-copy-libev --verify disk.qcow2 copy.raw
  *
- * (the outer $uri is the data source, the escaped inner one the memory
- * destination).  Build it on its own from the repository root:
+ * Build it on its own from the repository root:
  *
  *   cc -O2 -Icommon examples/zero-extent-copy-libev.c common/blkhash.c \
  *     common/conn.c common/connect.c common/conns.c common/extents.c \
- *     common/flush.c common/options.c common/pool.c common/ring.c \
- *     common/slothash.c common/stop.c common/util.c \
+ *     common/flush.c common/image.c common/options.c common/pool.c \
+ *     common/ring.c common/slothash.c common/stop.c common/util.c \
  *     -o zero-extent-copy-libev -pthread -lnbd -lev -lcrypto
  */
 
@@ -68,6 +69,7 @@
 #include "connect.h"
 #include "extents.h"
 #include "flush.h"
+#include "image.h"
 #include "options.h"
 #include "ring.h"
 #include "slothash.h"
@@ -670,11 +672,12 @@ static void __attribute__ ((noreturn))
 usage (FILE *fp, int status)
 {
   fprintf (fp,
-"Usage: %s [OPTIONS] SRC-URI DST-URI\n"
+"Usage: %s [OPTIONS] SOURCE DESTINATION\n"
 "Copy an NBD image to another NBD server, reading only the source's data\n"
 "and zeroing its holes with as few zero commands as the protocol allows.\n"
-"URIs are as libnbd accepts them, for example nbd://host/export or\n"
-"nbd+unix:///?socket=/path.\n"
+IMAGES_HELP
+"A DESTINATION file that does not exist is created, raw, as large as\n"
+"the source.\n"
 "\n"
 "Options:\n"
 "  --requests=N        requests in flight (1-%d, default %d)\n"
@@ -704,6 +707,8 @@ usage (FILE *fp, int status)
 "                      connections to each server (1-%d; default up to\n"
 "                      %d, one per CPU, if the server advertises\n"
 "                      multi-conn, else 1)\n"
+"  --cache=MODE        local image files: default (the page cache) or\n"
+"                      none (servers keep out of it)\n"
 "  --timeout=SECONDS   fail if a server sends nothing for this long while\n"
 "                      a command waits for it (default %d, 0 for never)\n"
 "  -p, --progress      show a progress bar on stderr, if it is a terminal\n"
@@ -723,7 +728,7 @@ main (int argc, char *argv[])
   enum { OPT_REQUESTS = 256, OPT_REQUEST_SIZE, OPT_INIT, OPT_NO_INIT,
          OPT_ALLOCATED, OPT_DESTINATION_IS_ZERO, OPT_NO_SPARSE, OPT_FLUSH,
          OPT_CHECKSUM, OPT_BLOCK_SIZE, OPT_VERIFY, OPT_SOCKET_BUFFER,
-         OPT_TIMEOUT };
+         OPT_TIMEOUT, OPT_CACHE };
   static const struct option long_options[] = {
     { "requests",            required_argument, NULL, OPT_REQUESTS },
     { "request-size",        required_argument, NULL, OPT_REQUEST_SIZE },
@@ -738,6 +743,7 @@ main (int argc, char *argv[])
     { "verify",              no_argument,       NULL, OPT_VERIFY },
     { "progress",            optional_argument, NULL, 'p' },
     { "socket-buffer",       required_argument, NULL, OPT_SOCKET_BUFFER },
+    { "cache",               required_argument, NULL, OPT_CACHE },
     { "timeout",             required_argument, NULL, OPT_TIMEOUT },
     { "connections",         required_argument, NULL, 'C' },
     { "verbose",             no_argument,       NULL, 'v' },
@@ -756,6 +762,8 @@ main (int argc, char *argv[])
   int progress_mode = PROGRESS_NONE;
   unsigned timeout = DEFAULT_TIMEOUT;
   unsigned connections = 0;     /* 0: decided by multi-conn */
+  enum image_cache cache = IMAGE_CACHE_DEFAULT;
+  struct image images[2];
   bool allocated = false, destination_is_zero = false;
   bool request_size_given = false, verify = false;
   const char *digest = BLKHASH_DIGEST;
@@ -767,7 +775,7 @@ main (int argc, char *argv[])
   int c;
 
   set_progname (argv[0]);
-  while ((c = getopt_long (argc, argv, ":C:pvhV", long_options, NULL)) != -1) {
+  while ((c = getopt_long (argc, argv, "+:C:pvhV", long_options, NULL)) != -1) {
     switch (c) {
     case OPT_REQUESTS:
       requests = option_requests (optarg);
@@ -815,6 +823,9 @@ main (int argc, char *argv[])
     case OPT_TIMEOUT:
       timeout = option_timeout (optarg);
       break;
+    case OPT_CACHE:
+      cache = option_cache (optarg);
+      break;
     case 'C':
       connections = option_connections (optarg, MAX_CONNECTIONS);
       break;
@@ -832,8 +843,9 @@ main (int argc, char *argv[])
       option_error (c, argv, long_options);
     }
   }
-  if (argc - optind != 2) {
-    fprintf (stderr, "%s: expected SRC-URI and DST-URI; try --help\n", progname);
+  if (image_parse_args (argc, argv, optind, images, 2) != 2) {
+    fprintf (stderr, "%s: expected SOURCE and DESTINATION; try --help\n",
+             progname);
     exit (EXIT_FAILURE);
   }
   /* A destination that reads as zeroes may still be sparse, so skipping
@@ -867,9 +879,18 @@ main (int argc, char *argv[])
    * commands in flight when stopping; without, a grace period does.
    */
   stop_init (&stop, loop, timeout > 0 ? 0 : STOP_GRACE);
-  conns_connect (&src, loop, "source", argv[optind], &src_opts, timeout,
+  image_prepare (&images[0], "source", false, cache);
+  conns_connect (&src, loop, "source", &images[0], &src_opts, timeout,
                  connections, false);
-  conns_connect (&dst, loop, "destination", argv[optind + 1], &dst_opts,
+  /* A destination file that does not exist yet is made now that the
+   * source's size is known: raw and all holes, as nbdcopy makes it.
+   * It is removed again if the copy fails.
+   */
+  if (image_missing (&images[1]))
+    image_create (&images[1], "destination",
+                  export_size (src.v[0]->nbd, "source"));
+  image_prepare (&images[1], "destination", true, cache);
+  conns_connect (&dst, loop, "destination", &images[1], &dst_opts,
                  timeout, connections, true);
   size = check_copy (src.v[0]->nbd, dst.v[0]->nbd, request_size);
   /* Both are powers of two, so the larger is a multiple of the other. */
@@ -950,12 +971,17 @@ main (int argc, char *argv[])
   conns_close ((struct conns *const []) { &src, &dst }, 2, &stop);
   if (verify && strcmp (hex, dst_hex) != 0)
     verify_failed (hex, dst_hex, block_size);
-  /* Only now is the copy a success: print the digest. */
+  /* Only now is the copy a success: keep the destination if this
+   * program created it, and print the digest.
+   */
+  image_keep ();
   if (checksum) {
-    printf ("%s  %s\n", hex, argv[optind]);
+    printf ("%s  %s\n", hex, images[0].name);
     slothash_free (&src_hash);
     slothash_free (&dst_hash);
   }
+  image_free (&images[0]);
+  image_free (&images[1]);
   extents_free (&read_map);
   extents_free (&dst_map);
   ring_free (ring);

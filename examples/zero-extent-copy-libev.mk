@@ -10,6 +10,7 @@ examples_zero_extent_copy_libev_SOURCES = \
 	$(COMMON_CONNS) \
 	$(COMMON_EXTENTS) \
 	$(COMMON_FLUSH) \
+	$(COMMON_IMAGE) \
 	$(COMMON_OPTIONS) \
 	$(COMMON_POOL) \
 	$(COMMON_RING) \

@@ -15,7 +15,7 @@ expect_error "--block-size: 3000 is not a power of two" \
 expect_error "--request-size: 96k is not a multiple of the block size" \
   checksum-libev --request-size=96k "$good"
 expect_error "--requests: '0'" checksum-libev --requests=0 "$good"
-expect_error "expected one URI" checksum-libev
+expect_error "expected an image" checksum-libev
 # Digest areas are bounded before anything is allocated or connected.
 expect_error "256 requests of 33554432 bytes in 512-byte blocks need 512 MiB for block digests, more than 256 MiB" \
   checksum-libev --block-size=512 --request-size=32M --requests=256 "$good"

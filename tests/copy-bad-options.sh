@@ -40,10 +40,13 @@ bad "--connections: '17' is not a number from 1 to 16" --connections=17 "$src" "
 bad "unknown or ambiguous option '--bogus'; try --help" --bogus "$src" "$dst"
 bad "unknown option '-x'; try --help"  -x "$src" "$dst"
 bad "option '--flush' takes no value"  --flush=yes "$src" "$dst"
-bad "option '--requests' needs a value" "$src" "$dst" --requests
-bad "expected SRC-URI and DST-URI; try --help"
-bad "expected SRC-URI and DST-URI; try --help" "$src"
-bad "expected SRC-URI and DST-URI; try --help" "$src" "$dst" "$dst"
+bad "option '--requests' needs a value" --requests
+bad "'--requests=4': options go before the first image" "$src" "$dst" --requests=4
+bad "expected SOURCE and DESTINATION; try --help"
+bad "expected SOURCE and DESTINATION; try --help" "$src"
+bad "expected SOURCE and DESTINATION; try --help" "$src" "$dst" "$dst"
+bad "'[' without a matching ']'" "$src" [ nbdkit memory 4M
+bad "'[ ]' names no server command" "$src" [ ]
 
 stop_server dst
 cmp "$tmpdir/marker.img" "$tmpdir/dst.img" || fail "the destination was changed"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# A source or destination that cannot be reached, or a URI that libnbd
-# cannot parse: one line on stderr that names the end and the URI, a
-# non-zero exit, and a working destination left unchanged.
+# A source or destination that cannot be reached, a URI that libnbd
+# cannot parse, or a path that is no image: one line on stderr that
+# names the end and the image, a non-zero exit, and a working
+# destination left unchanged.
 source "$abs_top_srcdir/tests/functions.sh"
 requires nbdkit python3
 requires_nbdkit_plugin random
@@ -18,11 +19,22 @@ closed_port=$(free_port)
 for bad in "nbd+unix:///?socket=$tmpdir/nobody.sock" \
            "nbd://127.0.0.1:$closed_port" \
            "nbd://[::1" \
-           "foo://bar" \
-           "not a uri"; do
+           "nbd+vsock:///"; do
   expect_error "source: cannot connect to $bad: " copy-libev "$bad" "$dst"
   expect_error "destination: cannot connect to $bad: " copy-libev "$src" "$bad"
 done
+
+# Anything that is not an NBD URI is a local path.  A source must
+# exist; a destination that does not is created, so one that cannot be
+# created is the error.
+for bad in "foo://bar" "not a file" "$tmpdir/no/such/dir"; do
+  expect_error "source: $bad: No such file or directory" \
+    copy-libev "$bad" "$dst"
+done
+expect_error "destination: $tmpdir/no/such/dir: cannot create: No such file or directory" \
+  copy-libev "$src" "$tmpdir/no/such/dir"
+expect_error "source: $tmpdir: not a regular file or a block device" \
+  copy-libev "$tmpdir" "$dst"
 
 stop_server dst
 cmp "$tmpdir/marker.img" "$tmpdir/dst.img" || fail "the destination was changed"

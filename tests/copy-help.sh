@@ -6,11 +6,11 @@ source "$abs_top_srcdir/tests/functions.sh"
 for opt in --help -h; do
   copy-libev $opt >"$tmpdir/out" 2>"$tmpdir/err" || fail "$opt exited non-zero"
   [ ! -s "$tmpdir/err" ] || fail "$opt printed on stderr"
-  grep -q '^Usage: copy-libev \[OPTIONS\] SRC-URI DST-URI$' "$tmpdir/out" ||
+  grep -q '^Usage: copy-libev \[OPTIONS\] SOURCE DESTINATION$' "$tmpdir/out" ||
     fail "$opt: no usage line"
   # Every option that the program accepts is documented.
   for o in --requests= --request-size= --init --no-init --flush --progress \
-           --verbose --help --version; do
+           --cache= --verbose --help --version; do
     grep -q -- "$o" "$tmpdir/out" || fail "$opt does not mention $o"
   done
 done

@@ -9,12 +9,42 @@ set -u
 
 tmpdir=$(mktemp -d "${TMPDIR:-/tmp}/nbd-libev-test.XXXXXX")
 server_pids=
+
+# Every run of the suite's programs from a test carries this mark in its
+# environment, and so does every process a program starts.  A captive
+# server still running when the test ends (a program that did not stop
+# it) is found by its mark, and fails the test, whatever else happened.
+mark="NBD_LIBEV_TEST_MARK=$tmpdir"
+for _p in copy-libev zero-extent-copy-libev checksum-libev; do
+  eval "$_p () { env \"\$mark\" $_p \"\$@\"; }"
+done
+
+# leftovers: the pids of live processes with this test's mark.
+leftovers ()
+{
+  grep -lzxF "$mark" /proc/[0-9]*/environ 2>/dev/null |
+    sed 's|^/proc/\([0-9]*\)/environ$|\1|' || :
+}
+
 cleanup ()
 {
   status=$?
   for p in $server_pids; do
     kill "$p" 2>/dev/null || :
   done
+  # A program waits for its captive servers before it exits, but a
+  # killed one leaves nbdkit --exit-with-parent a moment to go.
+  for _ in $(seq 1 50); do
+    [ -n "$(leftovers)" ] || break
+    sleep 0.1
+  done
+  _left=$(leftovers)
+  if [ -n "$_left" ]; then
+    echo "FAIL: left running by a program:" >&2
+    ps -o pid=,args= -p "$(echo $_left | tr ' ' ,)" >&2 || :
+    kill $_left 2>/dev/null || :
+    status=1
+  fi
   rm -rf "$tmpdir"
   exit $status
 }

@@ -1,0 +1,465 @@
+/* nbd-libev-examples: URIs, captive servers and local images.  See image.h. */
+
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <libnbd.h>
+
+#include "conns.h"
+#include "image.h"
+#include "util.h"
+
+/* The handles with a captive server still open, and the files this
+ * program created, for the exit handler.  A program has at most two
+ * images open at once, and only the first connection to a captive
+ * server starts it (the others connect to its socket, common/conns.c).
+ */
+static struct captive {
+  struct nbd_handle *nbd;
+  int log_fd;                   /* the server's stderr, or -1 */
+} captive[2];
+static const char *created[2];
+static bool keep_created;
+
+/* At exit, however the program ends: close every handle that still has
+ * a captive server, which makes libnbd stop the server and remove its
+ * socket, and remove the files a failed program created.
+ */
+static void
+image_at_exit (void)
+{
+  size_t i;
+
+  for (i = 0; i < sizeof captive / sizeof captive[0]; i++) {
+    if (captive[i].nbd != NULL) {
+      nbd_close (captive[i].nbd);
+      captive[i].nbd = NULL;
+    }
+  }
+  for (i = 0; i < sizeof created / sizeof created[0]; i++) {
+    if (created[i] != NULL && !keep_created)
+      unlink (created[i]);
+  }
+}
+
+static void
+register_at_exit (void)
+{
+  static bool registered;
+
+  if (!registered && atexit (image_at_exit) == 0)
+    registered = true;
+}
+
+/* The URI schemes libnbd connects to.  Anything else is a path. */
+static bool
+is_uri (const char *s)
+{
+  static const char *const schemes[] = {
+    "nbd:", "nbds:", "nbd+unix:", "nbds+unix:", "nbd+vsock:", "nbds+vsock:",
+    NULL
+  };
+  size_t i;
+
+  for (i = 0; schemes[i] != NULL; i++)
+    if (strncmp (s, schemes[i], strlen (schemes[i])) == 0)
+      return true;
+  return false;
+}
+
+static char *
+xstrdup (const char *s)
+{
+  char *r = strdup (s);
+
+  if (r == NULL)
+    die ("strdup: %s", strerror (errno));
+  return r;
+}
+
+/* "[ CMD ARGS ... ]", as the user typed it, for messages. */
+static char *
+join_command (char *const argv[], int n)
+{
+  size_t len = 4;
+  char *s;
+  int k;
+
+  for (k = 0; k < n; k++)
+    len += strlen (argv[k]) + 1;
+  s = malloc (len);
+  if (s == NULL)
+    die ("malloc: %s", strerror (errno));
+  strcpy (s, "[");
+  for (k = 0; k < n; k++) {
+    strcat (s, " ");
+    strcat (s, argv[k]);
+  }
+  strcat (s, " ]");
+  return s;
+}
+
+void
+image_parse (struct image *img, int argc, char *const argv[], int *i)
+{
+  int first = *i, end, k;
+
+  memset (img, 0, sizeof *img);
+  if (strcmp (argv[first], "[") != 0) {
+    img->name = xstrdup (argv[first]);
+    if (is_uri (argv[first])) {
+      img->kind = IMAGE_URI;
+      img->uri = argv[first];
+    }
+    else {
+      img->kind = IMAGE_FILE;
+      img->path = argv[first];
+    }
+    *i = first + 1;
+    return;
+  }
+
+  /* The first "]" closes the command, as in nbdcopy: a server's own
+   * arguments never are a lone "]".
+   */
+  for (end = first + 1; end < argc && strcmp (argv[end], "]") != 0; end++)
+    ;
+  if (end == argc)
+    die ("'[' without a matching ']' (each bracket is an argument of its "
+         "own: [ nbdkit memory 1G ])");
+  if (end == first + 1)
+    die ("'[ ]' names no server command");
+  img->kind = IMAGE_COMMAND;
+  img->name = join_command (&argv[first + 1], end - first - 1);
+  img->argv = malloc ((end - first) * sizeof (char *));
+  if (img->argv == NULL)
+    die ("malloc: %s", strerror (errno));
+  for (k = first + 1; k < end; k++)
+    img->argv[k - first - 1] = argv[k];
+  img->argv[end - first - 1] = NULL;
+  *i = end + 1;
+}
+
+int
+image_parse_args (int argc, char *const argv[], int first,
+                  struct image *imgs, int max)
+{
+  int i = first, n = 0;
+
+  while (i < argc) {
+    /* getopt stopped at the first image ("+" in the option string, so
+     * that a captive server's own options stay its own).  A local file
+     * whose name starts with '-' can be given as ./-name.
+     */
+    if (argv[i][0] == '-')
+      die ("'%s': options go before the first image; try --help", argv[i]);
+    if (n == max)
+      return max + 1;
+    image_parse (&imgs[n++], argc, argv, &i);
+  }
+  return n;
+}
+
+bool
+image_missing (const struct image *img)
+{
+  struct stat st;
+
+  return img->kind == IMAGE_FILE && stat (img->path, &st) == -1 &&
+    errno == ENOENT;
+}
+
+void
+image_create (struct image *img, const char *role, uint64_t size)
+{
+  int fd;
+
+  /* O_EXCL: never truncate a file that appeared since image_missing. */
+  fd = open (img->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd == -1)
+    die ("%s: %s: cannot create: %s", role, img->name, strerror (errno));
+  register_at_exit ();
+  created[created[0] == NULL ? 0 : 1] = img->path;
+  img->created = true;
+  if (ftruncate (fd, size) == -1 || close (fd) == -1)
+    die ("%s: %s: cannot make it %" PRIu64 " bytes: %s",
+         role, img->name, size, strerror (errno));
+  debug ("%s: %s: created, %" PRIu64 " bytes of holes", role, img->name,
+         size);
+}
+
+/* True if program is on $PATH (or, with a '/', if it is executable):
+ * libnbd would only find out after forking, as a server that closed the
+ * connection, which says nothing about why.
+ */
+static bool
+installed (const char *program)
+{
+  const char *path = getenv ("PATH"), *p, *colon;
+  char buf[4096];
+  size_t dirlen;
+
+  if (strchr (program, '/') != NULL)
+    return access (program, X_OK) == 0;
+  if (path == NULL)
+    path = "/usr/bin:/bin";
+  for (p = path; ; p = colon + 1) {
+    colon = strchr (p, ':');
+    dirlen = colon ? (size_t) (colon - p) : strlen (p);
+    /* An empty entry means the current directory. */
+    if (snprintf (buf, sizeof buf, "%.*s%s%s", (int) dirlen,
+                  dirlen ? p : ".", "/", program) < (int) sizeof buf &&
+        access (buf, X_OK) == 0)
+      return true;
+    if (colon == NULL)
+      return false;
+  }
+}
+
+/* The first bytes of a qcow2 image (any version). */
+static bool
+is_qcow2 (const struct image *img, const char *who)
+{
+  unsigned char magic[4];
+  ssize_t r;
+  int fd = open (img->path, O_RDONLY | O_CLOEXEC);
+
+  if (fd == -1)
+    die ("%s: %s", who, strerror (errno));
+  r = pread (fd, magic, sizeof magic, 0);
+  if (r == -1)
+    die ("%s: cannot read: %s", who, strerror (errno));
+  close (fd);
+  return r == sizeof magic && memcmp (magic, "QFI\xfb", sizeof magic) == 0;
+}
+
+/* Append words to img->argv, a vector of at most 16. */
+static void
+add_args (struct image *img, ...)
+{
+  va_list ap;
+  const char *s;
+  size_t n = 0;
+
+  if (img->argv == NULL) {
+    img->argv = calloc (16, sizeof (char *));
+    if (img->argv == NULL)
+      die ("calloc: %s", strerror (errno));
+  }
+  while (img->argv[n] != NULL)
+    n++;
+  va_start (ap, img);
+  while ((s = va_arg (ap, const char *)) != NULL && n < 15)
+    img->argv[n++] = (char *) s;
+  va_end (ap);
+}
+
+/* The suite's own server for a local file.
+ *
+ * raw: nbdkit's file plugin.  It reports holes (SEEK_DATA/SEEK_HOLE)
+ * for block status, punches them for zero commands, and serves a block
+ * device as well as a file.  --exit-with-parent makes it exit with this
+ * program, even one that was killed.  cache=none makes it drop the
+ * pages it read or wrote from the page cache (posix_fadvise) instead of
+ * leaving them there.
+ *
+ * qcow2: qemu-nbd, the only server here that reads qcow2.  It exits
+ * when its last client has gone.  --shared lets the extra connections
+ * of multi-conn in (qemu-nbd takes one client by default), and
+ * --cache=none --aio=native is O_DIRECT with Linux AIO, as the libnbd
+ * list's benchmarks ran it.  A destination gets --discard=unmap, so
+ * that zeroing can free clusters.
+ */
+static void
+serve_file (struct image *img, const char *who, bool writing,
+            enum image_cache cache)
+{
+  static char shared[32];
+
+  if (is_qcow2 (img, who)) {
+    img->format = "qcow2";
+    if (!installed ("qemu-nbd"))
+      die ("%s: a qcow2 image needs qemu-nbd, which is not installed "
+           "(Debian package qemu-utils)", who);
+    snprintf (shared, sizeof shared, "--shared=%d", MAX_CONNECTIONS);
+    add_args (img, "qemu-nbd", "-f", "qcow2", shared, NULL);
+    if (!writing)
+      add_args (img, "--read-only", NULL);
+    else
+      add_args (img, "--discard=unmap", NULL);
+    if (cache == IMAGE_CACHE_NONE)
+      add_args (img, "--cache=none", "--aio=native", NULL);
+    add_args (img, "--", img->path, NULL);
+  }
+  else {
+    img->format = "raw";
+    if (!installed ("nbdkit"))
+      die ("%s: a raw image is served by nbdkit, which is not installed "
+           "(Debian package nbdkit)", who);
+    add_args (img, "nbdkit", "--exit-with-parent", NULL);
+    if (!writing)
+      add_args (img, "--readonly", NULL);
+    add_args (img, "file", img->path, NULL);
+    if (cache == IMAGE_CACHE_NONE)
+      add_args (img, "cache=none", NULL);
+  }
+}
+
+void
+image_prepare (struct image *img, const char *role, bool writing,
+               enum image_cache cache)
+{
+  char who[4096];
+  struct stat st;
+
+  /* Messages start "source: disk.raw: ", or just "disk.raw: ". */
+  if (role != NULL)
+    snprintf (who, sizeof who, "%s: %s", role, img->name);
+  else
+    snprintf (who, sizeof who, "%s", img->name);
+
+  switch (img->kind) {
+  case IMAGE_URI:
+    return;
+  case IMAGE_COMMAND:
+    if (!installed (img->argv[0]))
+      die ("%s: %s: command not found", who, img->argv[0]);
+    return;
+  case IMAGE_FILE:
+    if (stat (img->path, &st) == -1)
+      die ("%s: %s", who, strerror (errno));
+    if (!S_ISREG (st.st_mode) && !S_ISBLK (st.st_mode))
+      die ("%s: not a regular file or a block device", who);
+    serve_file (img, who, writing, cache);
+    debug ("%s: %s, served by %s", img->name, img->format, img->argv[0]);
+    return;
+  }
+}
+
+/* A file for a captive server's stderr, already unlinked, or -1.  The
+ * server's messages would otherwise land in the middle of the
+ * program's output; kept here, the first of them explains a server
+ * that did not start (image_server_said).  With -v they go to stderr
+ * as they come.
+ */
+static int
+server_log (void)
+{
+  const char *dir = getenv ("TMPDIR");
+  char path[4096];
+  int fd;
+
+  if (verbose)
+    return -1;
+  snprintf (path, sizeof path, "%s/nbd-libev-serverXXXXXX",
+            dir != NULL && dir[0] != '\0' ? dir : "/tmp");
+  fd = mkostemp (path, O_CLOEXEC);
+  if (fd == -1)
+    return -1;
+  unlink (path);
+  return fd;
+}
+
+int
+image_aio_connect (const struct image *img, struct nbd_handle *nbd)
+{
+  struct captive *cap = NULL;
+  int saved, r;
+  size_t i;
+
+  if (img->kind == IMAGE_URI)
+    return nbd_aio_connect_uri (nbd, img->uri);
+
+  /* Remembered before the server starts, so that it is stopped even if
+   * connecting fails half-way.
+   */
+  register_at_exit ();
+  for (i = 0; i < sizeof captive / sizeof captive[0]; i++) {
+    if (captive[i].nbd == NULL) {
+      cap = &captive[i];
+      break;
+    }
+  }
+  if (cap == NULL)
+    die ("%s: more captive servers than the program expects", img->name);
+  cap->nbd = nbd;
+  cap->log_fd = server_log ();
+
+  /* libnbd forks the server inside this call, and the child inherits
+   * file descriptor 2 as it is at that moment: point it at the log for
+   * just that long.  No other thread runs yet.
+   */
+  saved = cap->log_fd >= 0 ? dup (STDERR_FILENO) : -1;
+  if (saved >= 0)
+    dup2 (cap->log_fd, STDERR_FILENO);
+  r = nbd_aio_connect_systemd_socket_activation (nbd, img->argv);
+  if (saved >= 0) {
+    dup2 (saved, STDERR_FILENO);
+    close (saved);
+  }
+  return r;
+}
+
+bool
+image_server_said (struct nbd_handle *nbd, char *buf, size_t len)
+{
+  ssize_t r;
+  size_t i;
+  char *nl;
+
+  for (i = 0; i < sizeof captive / sizeof captive[0]; i++)
+    if (captive[i].nbd == nbd && captive[i].log_fd >= 0)
+      break;
+  if (i == sizeof captive / sizeof captive[0] || len == 0)
+    return false;
+  r = pread (captive[i].log_fd, buf, len - 1, 0);
+  if (r <= 0)
+    return false;
+  buf[r] = '\0';
+  nl = strchr (buf, '\n');
+  if (nl != NULL)
+    *nl = '\0';
+  return buf[0] != '\0';
+}
+
+void
+image_close_handle (struct nbd_handle *nbd)
+{
+  size_t i;
+
+  for (i = 0; i < sizeof captive / sizeof captive[0]; i++) {
+    if (captive[i].nbd == nbd) {
+      captive[i].nbd = NULL;
+      if (captive[i].log_fd >= 0)
+        close (captive[i].log_fd);
+    }
+  }
+  nbd_close (nbd);
+}
+
+void
+image_keep (void)
+{
+  keep_created = true;
+}
+
+void
+image_free (struct image *img)
+{
+  free (img->name);
+  free (img->argv);
+  img->name = NULL;
+  img->argv = NULL;
+}

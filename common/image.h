@@ -1,0 +1,142 @@
+/* nbd-libev-examples: naming an image the way nbdcopy and blksum accept it.
+ *
+ * Wherever an example takes an image, the user may give it in any of
+ * three forms:
+ *
+ *  - An NBD URI (nbd://, nbds://, nbd+unix://, nbds+unix://,
+ *    nbd+vsock://, nbds+vsock://): a server that is already running.
+ *
+ *  - [ CMD ARGS ... ]: a captive server, exactly nbdcopy's syntax: each
+ *    bracket is an argument of its own, and "--" before the first
+ *    image keeps the command's options from being taken as the
+ *    program's.  It runs with systemd socket activation
+ *    (nbd_aio_connect_systemd_socket_activation): libnbd makes a Unix
+ *    socket in a new temporary directory, starts the command with that
+ *    socket passed in LISTEN_FDS, connects to it, and, when the handle
+ *    is closed, stops the server (SIGTERM), waits for it and removes
+ *    the socket.  Nothing is left behind, and nobody else can connect.
+ *
+ *  - A path to a local image, a regular file or a block device, which
+ *    gets a captive server of the suite's choosing: a file that starts
+ *    with the qcow2 magic "QFI\xfb" is served by qemu-nbd -f qcow2,
+ *    anything else as raw by nbdkit's file plugin.  A source is served
+ *    read-only.  A destination path that does not exist is created, as
+ *    nbdcopy does, as a raw file of the source's size.
+ *
+ * Messages and output name the image as the user gave it ("disk.qcow2",
+ * "[ nbdkit memory 1G ]"), never the captive server's socket.
+ *
+ * Every captive server's handle is remembered here, so that a program
+ * that ends early (die () in the main thread, or a second signal) still
+ * closes it at exit, which stops the server: a captive server must not
+ * outlive the program however it ends.  The servers the suite starts
+ * itself are also told to exit with their parent (nbdkit
+ * --exit-with-parent; qemu-nbd exits when its last client goes), so not
+ * even SIGKILL leaves one behind.
+ */
+
+#ifndef NBD_LIBEV_EXAMPLES_IMAGE_H
+#define NBD_LIBEV_EXAMPLES_IMAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <libnbd.h>
+
+/* What every program's --help says about naming an image. */
+#define IMAGES_HELP \
+  "An image is an NBD URI (nbd://host/export, nbd+unix:///?socket=PATH),\n" \
+  "a local file or block device (qcow2 is served by a captive qemu-nbd,\n" \
+  "anything else as raw by a captive nbdkit), or [ CMD ARGS ... ]: an NBD\n" \
+  "server the program runs with socket activation and stops at the end.\n" \
+  "Options go before the first image.\n"
+
+enum image_kind {
+  IMAGE_URI,                    /* an NBD URI */
+  IMAGE_COMMAND,                /* [ CMD ARGS ... ] */
+  IMAGE_FILE,                   /* a local file or block device */
+};
+
+/* How the suite serves a local file: the page cache is used unless
+ * IMAGE_CACHE_NONE asks the server to keep out of it (see
+ * image_prepare).
+ */
+enum image_cache {
+  IMAGE_CACHE_DEFAULT,
+  IMAGE_CACHE_NONE,
+};
+
+struct image {
+  enum image_kind kind;
+  char *name;                   /* as the user gave it, for messages */
+  const char *uri;              /* IMAGE_URI */
+  const char *path;             /* IMAGE_FILE */
+  char **argv;                  /* the captive server's command, NULL
+                                   terminated: IMAGE_COMMAND, and
+                                   IMAGE_FILE once prepared */
+  const char *format;           /* IMAGE_FILE: "raw" or "qcow2" */
+  bool created;                 /* IMAGE_FILE: this program created it */
+};
+
+/* Take one image from argv[*i], argv[*i + 1], ... (argc in all), and
+ * move *i past it.  Fatal, naming the problem, on a '[' without its ']'
+ * or with no command inside.
+ */
+void image_parse (struct image *img, int argc, char *const argv[], int *i);
+
+/* Parse argv[first] to argv[argc - 1] as images into imgs, at most max
+ * of them.  Returns how many there were, or max + 1 if there are more.
+ * Fatal on an option among them: options go before the first image.
+ */
+int image_parse_args (int argc, char *const argv[], int first,
+                      struct image *imgs, int max);
+
+/* True if img is a local path that does not exist yet: a destination
+ * that image_create will make.
+ */
+bool image_missing (const struct image *img);
+
+/* Create img's path as a sparse raw file of size bytes, and remember
+ * to remove it again if the program fails (image_keep).  Fatal, naming
+ * the role ("destination") and the path, if it cannot.
+ */
+void image_create (struct image *img, const char *role, uint64_t size);
+
+/* Before connecting to a local file: check that it is a regular file or
+ * a block device, recognise its format, and build the captive server's
+ * command, read-only unless writing.  Also, for every captive server,
+ * check that its program is installed.  Fatal, in one line naming the
+ * role ("source", or NULL when the image's name says enough), the image
+ * and, for the suite's own servers, the Debian package to install, if
+ * not.  Does nothing for a URI.
+ */
+void image_prepare (struct image *img, const char *role, bool writing,
+                    enum image_cache cache);
+
+/* Start connecting nbd to img (libnbd's aio connect calls: the
+ * handshake then runs in the caller's loop).  Returns -1 with libnbd's
+ * error set if it cannot even start.  A captive server's handle is
+ * remembered for the exit handler.
+ */
+int image_aio_connect (const struct image *img, struct nbd_handle *nbd);
+
+/* If nbd started a captive server that wrote something on stderr,
+ * copy its first line into buf (len bytes at most) and return true.
+ * The servers' messages are kept out of the program's own output,
+ * except with -v.
+ */
+bool image_server_said (struct nbd_handle *nbd, char *buf, size_t len);
+
+/* Close a handle, forgetting it if it had a captive server.  Use this
+ * instead of nbd_close for every handle that image_aio_connect started.
+ */
+void image_close_handle (struct nbd_handle *nbd);
+
+/* After the program succeeded: keep the files it created. */
+void image_keep (void);
+
+/* Free what image_parse and image_prepare allocated. */
+void image_free (struct image *img);
+
+#endif /* NBD_LIBEV_EXAMPLES_IMAGE_H */
