@@ -21,7 +21,8 @@
  *    with the qcow2 magic "QFI\xfb" is served by qemu-nbd -f qcow2,
  *    anything else as raw by nbdkit's file plugin.  A source is served
  *    read-only.  A destination path that does not exist is created, as
- *    nbdcopy does, as a raw file of the source's size.
+ *    nbdcopy does, as a raw file of the source's size, and removed
+ *    again if the program fails before its first write.
  *
  * Messages and output name the image as the user gave it ("disk.qcow2",
  * "[ nbdkit memory 1G ]"), never the captive server's socket.
@@ -98,7 +99,7 @@ int image_parse_args (int argc, char *const argv[], int first,
 bool image_missing (const struct image *img);
 
 /* Create img's path as a sparse raw file of size bytes, and remember
- * to remove it again if the program fails (image_keep).  Fatal, naming
+ * to remove it again if the program fails before image_keep.  Fatal, naming
  * the role ("destination") and the path, if it cannot.
  */
 void image_create (struct image *img, const char *role, uint64_t size);
@@ -133,7 +134,9 @@ bool image_server_said (struct nbd_handle *nbd, char *buf, size_t len);
  */
 void image_close_handle (struct nbd_handle *nbd);
 
-/* After the program succeeded: keep the files it created. */
+/* Keep the files the program created even if it fails from now on:
+ * call it once every check has passed and the first write is next.
+ */
 void image_keep (void);
 
 /* Free what image_parse and image_prepare allocated. */

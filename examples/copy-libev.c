@@ -401,7 +401,7 @@ main (int argc, char *argv[])
                  connections, false);
   /* A destination file that does not exist yet is made now that the
    * source's size is known: raw and all holes, as nbdcopy makes it.
-   * It is removed again if the copy fails.
+   * It is removed again if a check fails before the copy starts.
    */
   if (image_missing (&images[1]))
     image_create (&images[1], "destination",
@@ -424,6 +424,10 @@ main (int argc, char *argv[])
   ev_prepare_init (&pump, pump_cb);
   ev_prepare_start (loop, &pump);
 
+  /* Every check passed: from here on a destination file this program
+   * created holds (part of) the copy and stays, as any destination.
+   */
+  image_keep ();
   progress_init (&progress, progress_mode, size);
   /* The checks above may have taken a while outside the loop: start the
    * timeouts from now, not from the loop's last look at the clock.
@@ -439,7 +443,6 @@ main (int argc, char *argv[])
    * and may flush its caches in its own time.
    */
   conns_close ((struct conns *const []) { &src, &dst }, 2, &stop);
-  image_keep ();
   image_free (&images[0]);
   image_free (&images[1]);
   ring_free (ring);

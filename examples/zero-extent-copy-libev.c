@@ -884,7 +884,7 @@ main (int argc, char *argv[])
                  connections, false);
   /* A destination file that does not exist yet is made now that the
    * source's size is known: raw and all holes, as nbdcopy makes it.
-   * It is removed again if the copy fails.
+   * It is removed again if a check fails before the copy starts.
    */
   if (image_missing (&images[1]))
     image_create (&images[1], "destination",
@@ -945,6 +945,10 @@ main (int argc, char *argv[])
            block_size);
   }
 
+  /* Every check passed: from here on a destination file this program
+   * created holds (part of) the copy and stays, as any destination.
+   */
+  image_keep ();
   progress_init (&progress, progress_mode, size);
   /* The checks above may have taken a while outside the loop: start the
    * timeouts from now, not from the loop's last look at the clock.
@@ -971,10 +975,7 @@ main (int argc, char *argv[])
   conns_close ((struct conns *const []) { &src, &dst }, 2, &stop);
   if (verify && strcmp (hex, dst_hex) != 0)
     verify_failed (hex, dst_hex, block_size);
-  /* Only now is the copy a success: keep the destination if this
-   * program created it, and print the digest.
-   */
-  image_keep ();
+  /* Only now is the copy a success: print the digest. */
   if (checksum) {
     printf ("%s  %s\n", hex, images[0].name);
     slothash_free (&src_hash);
