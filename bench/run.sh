@@ -474,6 +474,50 @@ verified
 note "seed=1 makes every run's source the same image; the destination's holes stay holes."
 run
 
+# Comparison 10: local images.  The examples take a file and serve it
+# with a captive server (common/image.h): the start of that server must
+# cost next to nothing against the same program on a server started
+# beforehand.  The raw image is comparison 8's (half data), in the page
+# cache after the warm-up run, as a user's image is on the second look.
+begin 10a "Local images: a raw file"
+claim "checksum-libev FILE within 1.1x of checksum-libev on the same file served by a server started beforehand"
+setup "{ [ -s \"\$BENCH_STATE/src.raw\" ] || nbdcopy -- [ nbdkit sparse-random $raw percent=50 seed=1 ] \"\$BENCH_STATE/src.raw\"; } && rm -f \"\$BENCH_STATE/dst.raw\""
+source_server "nbdkit --readonly file \"\$BENCH_STATE/src.raw\""
+baseline "checksum-libev SRC"
+cmd "checksum-libev SRC" 'checksum-libev "$SRC"'
+cmd "checksum-libev FILE" 'checksum-libev "$BENCH_STATE/src.raw"'
+cmd "checksum-libev [ qemu-nbd -f raw ]" 'checksum-libev -C 2 -- [ qemu-nbd --read-only -f raw --shared=16 "$BENCH_STATE/src.raw" ]'
+cmd "zero-extent-copy-libev FILE NEWFILE" 'zero-extent-copy-libev "$BENCH_STATE/src.raw" "$BENCH_STATE/dst.raw"'
+cmd "nbdcopy FILE NEWFILE" 'nbdcopy "$BENCH_STATE/src.raw" "$BENCH_STATE/dst.raw"'
+note "SRC is nbdkit's file plugin serving the same file, started before the run: the server the examples start for a raw file.  The qemu-nbd row is the other server that could serve it, with the same two connections."
+note "The copies make dst.raw, removed before every run (not timed); nbdcopy reads and writes the files itself, without NBD."
+run
+
+# The empty qcow2 twice: 10b starts SRC's qemu-nbd afresh before every
+# run, as the captive one is; 10c keeps one qemu-nbd for all the runs,
+# which then answers block status faster than a new one (it has read
+# the image's metadata before), so 10c's FILE row pays for that too.
+empty_qcow2 ()
+{
+  setup "[ -s \"\$BENCH_STATE/empty.qcow2\" ] || qemu-img create -q -f qcow2 \"\$BENCH_STATE/empty.qcow2\" $huge"
+  source_server "qemu-nbd --read-only -f qcow2 --shared=16 \"\$BENCH_STATE/empty.qcow2\""
+  baseline "checksum-libev SRC"
+  cmd "checksum-libev SRC" 'checksum-libev "$SRC"'
+  cmd "checksum-libev FILE" 'checksum-libev "$BENCH_STATE/empty.qcow2"'
+}
+
+begin 10b "Local images: an empty qcow2, against a new server"
+claim "checksum-libev FILE within 1.1x of checksum-libev on the same file served by a server started beforehand"
+empty_qcow2
+note "SRC is a qemu-nbd started before every run (not timed), with the options of the one the examples start for a qcow2 file."
+run
+
+begin 10c "Local images: an empty qcow2, against a server kept running"
+claim "as 10b, against one qemu-nbd serving all the runs"
+empty_qcow2
+fresh no
+run
+
 [ ${#metas[@]} -gt 0 ] || die "BENCH_ONLY='$only' selects no comparison"
 {
   printf 'load_after\t%s\n' "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || :)"

@@ -374,7 +374,11 @@ conn_close_all (struct conn *const conns[], size_t n, const struct stop *s)
       break;
     ev_run (loop, EVRUN_ONCE);
   }
-  for (i = 0; i < n; i++) {
+  /* Last first: closing the handle that started a captive server waits
+   * for that server to exit, which it does only once the other
+   * connections to it, opened after it, are closed too.
+   */
+  for (i = n; i-- > 0; ) {
     conn_stop (conns[i]);
     image_close_handle (conns[i]->nbd);
   }

@@ -160,7 +160,7 @@ bool conn_ready (const struct conn *c);
 /* Disconnect every connection cleanly (NBD_CMD_DISC), running the loop
  * until each server has closed or its timeout passed, or a signal came
  * (a program already stopping exits on a second one, common/stop.c);
- * then close the handles.
+ * then close the handles, the last one first.
  */
 void conn_close_all (struct conn *const conns[], size_t n,
                      const struct stop *s);

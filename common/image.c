@@ -21,31 +21,38 @@
 #include "image.h"
 #include "util.h"
 
-/* The handles with a captive server still open, and the files this
- * program created, for the exit handler.  A program has at most two
- * images open at once, and only the first connection to a captive
- * server starts it (the others connect to its socket, common/conns.c).
+/* Every handle image_aio_connect started and nobody has closed yet,
+ * for the exit handler, and the files this program created.  A program
+ * has at most two images open at once, each with at most
+ * MAX_CONNECTIONS connections; only the first connection to a captive
+ * server starts it, the others connect to its socket (common/conns.c).
  */
-static struct captive {
+static struct open_handle {
   struct nbd_handle *nbd;
-  int log_fd;                   /* the server's stderr, or -1 */
-} captive[2];
+  bool captive;                 /* it started the server */
+  int log_fd;                   /* the captive server's stderr, or -1 */
+} handles[2 * MAX_CONNECTIONS];
 static const char *created[2];
 static bool keep_created;
 
-/* At exit, however the program ends: close every handle that still has
- * a captive server, which makes libnbd stop the server and remove its
- * socket, and remove the files a failed program created.
+/* At exit, however the program ends: close every handle still open,
+ * which makes libnbd stop each captive server and remove its socket,
+ * and remove the files a failed program created.  The handles that
+ * started no server go first: nbd_close waits for a captive server to
+ * exit, and it would wait for ever while another connection to it is
+ * still open.
  */
 static void
 image_at_exit (void)
 {
-  size_t i;
+  size_t i, pass;
 
-  for (i = 0; i < sizeof captive / sizeof captive[0]; i++) {
-    if (captive[i].nbd != NULL) {
-      nbd_close (captive[i].nbd);
-      captive[i].nbd = NULL;
+  for (pass = 0; pass < 2; pass++) {
+    for (i = 0; i < sizeof handles / sizeof handles[0]; i++) {
+      if (handles[i].nbd != NULL && handles[i].captive == (pass == 1)) {
+        nbd_close (handles[i].nbd);
+        handles[i].nbd = NULL;
+      }
     }
   }
   for (i = 0; i < sizeof created / sizeof created[0]; i++) {
@@ -372,12 +379,29 @@ server_log (void)
   return fd;
 }
 
+/* Remember nbd for the exit handler. */
+static struct open_handle *
+remember (struct nbd_handle *nbd, const char *name)
+{
+  size_t i;
+
+  register_at_exit ();
+  for (i = 0; i < sizeof handles / sizeof handles[0]; i++) {
+    if (handles[i].nbd == NULL) {
+      handles[i].nbd = nbd;
+      handles[i].captive = false;
+      handles[i].log_fd = -1;
+      return &handles[i];
+    }
+  }
+  die ("%s: more connections than the program expects", name);
+}
+
 int
 image_aio_connect (const struct image *img, struct nbd_handle *nbd)
 {
-  struct captive *cap = NULL;
+  struct open_handle *h = remember (nbd, img->name);
   int saved, r;
-  size_t i;
 
   if (img->kind == IMAGE_URI)
     return nbd_aio_connect_uri (nbd, img->uri);
@@ -385,25 +409,16 @@ image_aio_connect (const struct image *img, struct nbd_handle *nbd)
   /* Remembered before the server starts, so that it is stopped even if
    * connecting fails half-way.
    */
-  register_at_exit ();
-  for (i = 0; i < sizeof captive / sizeof captive[0]; i++) {
-    if (captive[i].nbd == NULL) {
-      cap = &captive[i];
-      break;
-    }
-  }
-  if (cap == NULL)
-    die ("%s: more captive servers than the program expects", img->name);
-  cap->nbd = nbd;
-  cap->log_fd = server_log ();
+  h->captive = true;
+  h->log_fd = server_log ();
 
   /* libnbd forks the server inside this call, and the child inherits
    * file descriptor 2 as it is at that moment: point it at the log for
    * just that long.  No other thread runs yet.
    */
-  saved = cap->log_fd >= 0 ? dup (STDERR_FILENO) : -1;
+  saved = h->log_fd >= 0 ? dup (STDERR_FILENO) : -1;
   if (saved >= 0)
-    dup2 (cap->log_fd, STDERR_FILENO);
+    dup2 (h->log_fd, STDERR_FILENO);
   r = nbd_aio_connect_systemd_socket_activation (nbd, img->argv);
   if (saved >= 0) {
     dup2 (saved, STDERR_FILENO);
@@ -419,12 +434,12 @@ image_server_said (struct nbd_handle *nbd, char *buf, size_t len)
   size_t i;
   char *nl;
 
-  for (i = 0; i < sizeof captive / sizeof captive[0]; i++)
-    if (captive[i].nbd == nbd && captive[i].log_fd >= 0)
+  for (i = 0; i < sizeof handles / sizeof handles[0]; i++)
+    if (handles[i].nbd == nbd && handles[i].log_fd >= 0)
       break;
-  if (i == sizeof captive / sizeof captive[0] || len == 0)
+  if (i == sizeof handles / sizeof handles[0] || len == 0)
     return false;
-  r = pread (captive[i].log_fd, buf, len - 1, 0);
+  r = pread (handles[i].log_fd, buf, len - 1, 0);
   if (r <= 0)
     return false;
   buf[r] = '\0';
@@ -439,11 +454,11 @@ image_close_handle (struct nbd_handle *nbd)
 {
   size_t i;
 
-  for (i = 0; i < sizeof captive / sizeof captive[0]; i++) {
-    if (captive[i].nbd == nbd) {
-      captive[i].nbd = NULL;
-      if (captive[i].log_fd >= 0)
-        close (captive[i].log_fd);
+  for (i = 0; i < sizeof handles / sizeof handles[0]; i++) {
+    if (handles[i].nbd == nbd) {
+      handles[i].nbd = NULL;
+      if (handles[i].log_fd >= 0)
+        close (handles[i].log_fd);
     }
   }
   nbd_close (nbd);

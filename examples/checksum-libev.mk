@@ -36,6 +36,7 @@ examples_checksum_libev_LDADD = \
 # blkhash's published values.
 TESTS_SH += \
 	tests/checksum-errors.sh \
+	tests/checksum-files.sh \
 	tests/checksum-no-extents.sh \
 	tests/checksum-out-of-order.sh \
 	tests/checksum-published.sh \

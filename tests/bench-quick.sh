@@ -83,6 +83,15 @@ awk '
     [ $c = 9c ] || echo "$c copy, then checksum-libev SRC"
     [ $c = 9c ] || echo "$c copy, then checksum-libev SRC and DST"
   done
+  for c in "checksum-libev SRC" "checksum-libev FILE" \
+           "checksum-libev [ qemu-nbd -f raw ]" \
+           "zero-extent-copy-libev FILE NEWFILE" "nbdcopy FILE NEWFILE"; do
+    echo "10a $c"
+  done
+  for c in 10b 10c; do
+    echo "$c checksum-libev SRC"
+    echo "$c checksum-libev FILE"
+  done
 } >"$tmpdir/expected"
 
 diff -u "$tmpdir/expected" "$tmpdir/rows" ||

@@ -7,6 +7,7 @@
 source "$abs_top_srcdir/tests/functions.sh"
 requires nbdkit valgrind
 requires_nbdkit_filter error
+requires_nbdkit_filter blocksize-policy
 
 mib=$((1024 * 1024))
 vg=(valgrind --quiet --error-exitcode=9 --leak-check=full
@@ -78,3 +79,17 @@ under_valgrind "destination: read failed" \
   zero-extent-copy-libev --verify -C 1 "$src" "$unreadable"
 start_nbdkit blackhole null 16M
 under_valgrind "verify failed" zero-extent-copy-libev --verify "$src" "$blackhole"
+
+# Captive servers (common/image.c): one that does not start, whose
+# message comes from its log; a new destination file removed again
+# after a failed check; and several images, one missing, each hashed in
+# a child process (valgrind follows the fork).  The servers are stopped
+# at exit by closing their handles.
+under_valgrind "the server said: nbdkit: error" \
+  checksum-libev -- [ nbdkit nosuchplugin ]
+under_valgrind "minimum block size 4096" copy-libev --request-size=6k -- \
+  [ nbdkit --filter=blocksize-policy pattern 1M blocksize-minimum=4096 ] \
+  "$tmpdir/new.raw"
+[ ! -e "$tmpdir/new.raw" ] || fail "copy-libev left new.raw behind"
+under_valgrind "missing.raw: No such file or directory" \
+  checksum-libev [ nbdkit pattern 1M ] "$tmpdir/missing.raw" [ nbdkit pattern 2M ]

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# [ CMD ARGS ... ]: captive servers run with socket activation, for
+# every program, with nbdkit and qemu-nbd; output that names the image
+# as given; and the ways it can go wrong, each one line and exit 1
+# without hanging: a command that fails to start, one that is not an
+# NBD server, one that is not installed, a server program that is not
+# installed for a local file.  Signals stop a run of several images.
+# functions.sh fails the test if any server outlives its program.
+source "$abs_top_srcdir/tests/functions.sh"
+requires nbdkit nbdcopy qemu-img qemu-nbd timeout
+
+mib=$((1024 * 1024))
+
+# checksum-libev: the line names the command; the digest is that of
+# the same image on a server started here.
+start_nbdkit pat pattern $((3 * mib + 512))
+want=$(checksum-libev "$pat") || fail "checksum-libev $pat"
+got=$(checksum-libev [ nbdkit pattern $((3 * mib + 512)) ]) ||
+  fail "checksum-libev [ nbdkit ... ]"
+[ "$got" = "${want%% *}  [ nbdkit pattern $((3 * mib + 512)) ]" ] ||
+  fail "got '$got'"
+
+# qemu-nbd, with its own options, which must not be taken for the
+# program's; and with -C 2, whose second connection goes to the same
+# captive server.
+qemu-img create -q -f qcow2 "$tmpdir/q.qcow2" $((3 * mib + 512))
+nbdcopy -- "$pat" [ qemu-nbd -f qcow2 "$tmpdir/q.qcow2" ] ||
+  fail "cannot fill q.qcow2"
+got=$(checksum-libev -v -C 2 -- [ qemu-nbd -r -f qcow2 --shared=2 "$tmpdir/q.qcow2" ] \
+        2>"$tmpdir/log") || fail "checksum-libev [ qemu-nbd ... ]"
+[ "${got%% *}" = "${want%% *}" ] || fail "qemu-nbd: got '$got'"
+grep -q "connection 2: connected" "$tmpdir/log" ||
+  fail "no second connection: $(grep connect "$tmpdir/log")"
+
+# Both copiers, from a captive nbdkit to a captive qemu-nbd and back to
+# a captive nbdkit file; the copies are read back and compared.
+for prog in copy-libev zero-extent-copy-libev; do
+  rm -f "$tmpdir/out.raw"
+  truncate -s $((3 * mib + 512)) "$tmpdir/out.raw"
+  $prog -- [ nbdkit pattern $((3 * mib + 512)) ] \
+    [ qemu-nbd -f raw "$tmpdir/out.raw" ] || fail "$prog to qemu-nbd"
+  read_back "$pat" "$tmpdir/want.raw"
+  cmp "$tmpdir/want.raw" "$tmpdir/out.raw" || fail "$prog: copy differs"
+  fill_file "$tmpdir/out2.raw" $((3 * mib + 512)) 252
+  $prog [ qemu-nbd -r -f raw "$tmpdir/out.raw" ] \
+    [ nbdkit file "$tmpdir/out2.raw" ] || fail "$prog to nbdkit file"
+  cmp "$tmpdir/want.raw" "$tmpdir/out2.raw" || fail "$prog: copy 2 differs"
+done
+zero-extent-copy-libev --checksum [ nbdkit pattern $((3 * mib + 512)) ] \
+  [ nbdkit memory $((3 * mib + 512)) ] >"$tmpdir/out" ||
+  fail "zero-extent-copy-libev --checksum"
+[ "$(cat "$tmpdir/out")" = "${want%% *}  [ nbdkit pattern $((3 * mib + 512)) ]" ] ||
+  fail "--checksum line: $(cat "$tmpdir/out")"
+
+# What can go wrong, each in one line, within seconds.
+for prog in checksum-libev copy-libev zero-extent-copy-libev; do
+  if [ $prog = checksum-libev ]; then dst=(); else dst=("$tmpdir/x.raw"); fi
+  what="[ nbdkit nosuchplugin ]: cannot connect"
+  [ $prog = checksum-libev ] ||
+    what="source: cannot connect to [ nbdkit nosuchplugin ]"
+  expect_error "$what: nbd_aio_notify_read: recv: Connection reset by peer; the server said: nbdkit: error: cannot open plugin 'nosuchplugin'" \
+    timeout 20 $prog -- [ nbdkit nosuchplugin ] "${dst[@]}"
+  expect_error "Connection reset by peer" \
+    timeout 20 $prog [ true ] "${dst[@]}"
+  expect_error "no NBD handshake" \
+    timeout 20 $prog --timeout=1 [ sleep 60 ] "${dst[@]}"
+  expect_error "[ no-such-command x ]: no-such-command: command not found" \
+    timeout 20 $prog [ no-such-command x ] "${dst[@]}"
+  [ ! -e "$tmpdir/x.raw" ] || fail "$prog created its destination in vain"
+done
+
+# A local file whose server is not installed: a PATH without it.
+mkdir "$tmpdir/bin"
+ln -s "$(command -v nbdkit)" "$tmpdir/bin/nbdkit"
+cl=$(type -P checksum-libev)
+expect_error "q.qcow2: a qcow2 image needs qemu-nbd, which is not installed (Debian package qemu-utils)" \
+  env PATH="$tmpdir/bin" "$cl" "$tmpdir/q.qcow2"
+rm "$tmpdir/bin/nbdkit"
+ln -s "$(command -v qemu-nbd)" "$tmpdir/bin/qemu-nbd"
+expect_error "out.raw: a raw image is served by nbdkit, which is not installed (Debian package nbdkit)" \
+  env PATH="$tmpdir/bin" "$cl" "$tmpdir/out.raw"
+
+# SIGTERM during a run of several images: the image being hashed stops
+# cleanly, no other starts, and the status says which signal.
+# (env, not the shell function: $! must be the program itself.)
+env "$mark" checksum-libev --requests=1 [ nbdkit pattern 1M ] \
+  [ nbdkit --filter=delay pattern 1G rdelay=100ms ] [ nbdkit pattern 2M ] \
+  >"$tmpdir/out" 2>"$tmpdir/err" &
+pid=$!
+for _ in $(seq 1 100); do
+  [ -s "$tmpdir/out" ] && break
+  sleep 0.1
+done
+sleep 0.5
+kill -TERM $pid
+status=0
+wait $pid || status=$?
+[ $status -eq 143 ] || fail "status $status after SIGTERM, not 143"
+[ "$(wc -l <"$tmpdir/out")" -eq 1 ] || fail "stdout: $(cat "$tmpdir/out")"
+grep -q 'interrupted by SIGTERM' "$tmpdir/err" || fail "stderr: $(cat "$tmpdir/err")"
+echo ok
