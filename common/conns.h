@@ -9,7 +9,7 @@
  * requests over several gets more done.  nbdcopy does this by default,
  * with up to four connections and no more than the CPUs.
  *
- * A struct conns is a set of struct conn (common/conn.h) to one URI, all
+ * A struct conns is a set of struct conn (common/conn.h) to one server, all
  * watched by the one loop:
  *
  *  - conns_connect opens the first connection and, once its handshake

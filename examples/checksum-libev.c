@@ -498,6 +498,9 @@ checksum_image (struct image *img)
   exit (EXIT_SUCCESS);
 }
 
+/* The images named on the command line. */
+static struct image *images;
+
 /* The child hashing the current image, for forward_signal. */
 static volatile pid_t child;
 static volatile sig_atomic_t caught;
@@ -521,7 +524,7 @@ forward_signal (int signum)
  * the lines still come out in the order given.
  */
 static int
-checksum_each (struct image *images, int n)
+checksum_each (int n)
 {
   struct sigaction sa = { .sa_handler = forward_signal };
   int status = EXIT_SUCCESS, ws, i;
@@ -576,7 +579,6 @@ main (int argc, char *argv[])
   };
   const char *rs_arg = NULL;
   struct blkhash hash;
-  struct image *images;
   int c, n;
 
   set_progname (argv[0]);
@@ -646,5 +648,5 @@ main (int argc, char *argv[])
 
   if (n == 1)
     checksum_image (&images[0]);
-  return checksum_each (images, n);
+  return checksum_each (n);
 }

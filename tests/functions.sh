@@ -14,6 +14,8 @@ server_pids=
 # environment, and so does every process a program starts.  A captive
 # server still running when the test ends (a program that did not stop
 # it) is found by its mark, and fails the test, whatever else happened.
+# The programs' names are shell functions that add the mark; a test that
+# needs a program's own pid in $! runs it as env "$mark" PROGRAM ... &.
 mark="NBD_LIBEV_TEST_MARK=$tmpdir"
 for _p in copy-libev zero-extent-copy-libev checksum-libev; do
   eval "$_p () { env \"\$mark\" $_p \"\$@\"; }"

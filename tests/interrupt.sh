@@ -13,7 +13,7 @@ start_nbdkit src pattern 256M
 for prog in copy-libev zero-extent-copy-libev; do
   for sig in INT TERM; do
     start_nbdkit dst --filter=delay memory 256M delay-write=200ms
-    $prog "$src" "$dst" 2>"$tmpdir/err" &
+    env "$mark" $prog "$src" "$dst" 2>"$tmpdir/err" &
     pid=$!
     sleep 1
     kill -$sig $pid
@@ -37,7 +37,7 @@ done
 
 # checksum-libev: no digest on stdout.
 start_nbdkit slow --filter=delay pattern 256M delay-read=200ms
-checksum-libev "$slow" >"$tmpdir/out" 2>"$tmpdir/err" &
+env "$mark" checksum-libev "$slow" >"$tmpdir/out" 2>"$tmpdir/err" &
 pid=$!
 sleep 1
 kill -INT $pid
@@ -53,7 +53,7 @@ grep -Eq "^checksum-libev: interrupted by SIGINT after hashing [0-9]+ of 2684354
 # takes 3 s, so the first SIGINT leaves the copy waiting for them, and
 # the second must end it at once.
 start_nbdkit stuck --filter=delay memory 256M delay-write=3
-copy-libev "$src" "$stuck" 2>"$tmpdir/err" &
+env "$mark" copy-libev "$src" "$stuck" 2>"$tmpdir/err" &
 pid=$!
 sleep 1
 kill -INT $pid
