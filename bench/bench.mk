@@ -10,8 +10,16 @@
 #   make bench QUICK=1             small images, 2 runs: about a minute
 #   make bench BENCH_ONLY="2 3a"   only some comparisons
 #   make bench BENCH_RESULTS=DIR   the report elsewhere
+#
+# make bench-compare runs the same comparisons with two builds, OLD and
+# NEW, interleaved, and judges each command: bench/compare.sh says how,
+# and its exit status suits "git bisect run".
+#
+#   make bench-compare OLD=HEAD~3 NEW=HEAD BENCH_ONLY=3a
+#   make bench-compare OLD=. NEW=. NEW_ENV='LD_LIBRARY_PATH=/opt/libnbd/lib'
 
 TESTS_SH += \
+	tests/bench-compare-quick.sh \
 	tests/bench-quick.sh \
 	$(NULL)
 
@@ -19,11 +27,21 @@ TESTS_SH += \
 # other runs' results stay where make bench wrote them.
 EXTRA_DIST += \
 	bench/bench.mk \
+	bench/calibrate.sh \
+	bench/compare.py \
+	bench/compare.sh \
+	bench/comparisons.sh \
 	bench/report.py \
 	bench/results/2026-12-02-145425-vm-request-size.svg \
 	bench/results/2026-12-02-145425-vm.md \
 	bench/results/2026-12-02-201356-vm.md \
 	bench/results/2026-12-02-211853-vm.md \
+	bench/results/2026-12-02-230343-vm.md \
+	bench/results/2026-12-02-235458-vm.md \
+	bench/results/2026-12-03-000728-vm.md \
+	bench/results/2026-12-03-010630-vm.md \
+	bench/results/2026-12-03-013916-vm.md \
+	bench/results/2026-12-03-014214-vm.md \
 	bench/interleave.sh \
 	bench/run.sh \
 	bench/servers.sh \
@@ -43,4 +61,16 @@ bench: $(bin_PROGRAMS)
 bench-copy:
 	$(MAKE) $(AM_MAKEFLAGS) bench BENCH_ONLY=3a
 
-.PHONY: bench bench-copy
+# OLD=. or NEW=. means this build tree.
+bench-compare: $(bin_PROGRAMS)
+	$(TESTS_ENVIRONMENT) \
+	OLD="$(OLD)" NEW="$(NEW)" \
+	OLD_ENV="$(OLD_ENV)" NEW_ENV="$(NEW_ENV)" \
+	QUICK="$(QUICK)" \
+	BENCH_RUNS="$(BENCH_RUNS)" \
+	BENCH_RESULTS="$(BENCH_RESULTS)" \
+	BENCH_ONLY="$(BENCH_ONLY)" \
+	BENCH_COMMANDS="$(BENCH_COMMANDS)" \
+	$(SHELL) $(srcdir)/bench/compare.sh
+
+.PHONY: bench bench-copy bench-compare

@@ -1,0 +1,229 @@
+#!/usr/bin/env bash
+# compare.sh: make bench-compare, two builds side by side.
+#
+#   make bench-compare OLD=REV-OR-DIR NEW=REV-OR-DIR [BENCH_ONLY=IDS]
+#     [BENCH_COMMANDS='LABEL|LABEL'] [OLD_ENV='VAR=value ...']
+#     [NEW_ENV='VAR=value ...'] [BENCH_RUNS=N] [QUICK=1]
+#
+# OLD and NEW are each a git revision of this repository, built here in
+# a scratch copy outside the source tree (kept in $BENCH_BUILDS, by
+# default ${TMPDIR:-/tmp}/nbd-libev-builds, so that a bisect builds each
+# revision once), or a directory that holds built examples (a build
+# tree, its examples/ directory, or an installed bin/).  OLD_ENV and
+# NEW_ENV are set for that side's commands only, words split on spaces:
+# NEW_ENV='LD_LIBRARY_PATH=/path/to/libnbd/lib/.libs' compares two
+# libnbd builds with one build of the examples.
+#
+# The comparisons are make bench's (bench/comparisons.sh), chosen by
+# BENCH_ONLY, and their commands by BENCH_COMMANDS (labels as in the
+# report, separated by '|'; default all).  Each command runs BENCH_RUNS
+# rounds (default 10) after one warm-up round; a round runs it once for
+# each side, OLD then NEW in odd rounds and NEW then OLD in even ones,
+# on the same servers, reset before every run as make bench resets
+# them.  Server start-up is not timed.  Each run records the wall time
+# and the client's CPU time (user + system of the command's process
+# tree), and its instruction count where perf can count them.
+#
+# bench/compare.py turns the runs into a report (on stdout and in
+# $BENCH_RESULTS/compare-DATE-HOST.md): for each command and metric,
+# the NEW/OLD ratio with its confidence interval and a verdict.  The
+# exit status suits "git bisect run": 0 when no command regressed, 1
+# when one did, 125 when a revision cannot be built (or one of its
+# programs cannot run a command, as an old revision without an option
+# may not), 255 when the harness itself fails (which ends a bisect).
+set -e
+set -u
+set -o pipefail
+
+prog=compare.sh
+bench=$(cd "$(dirname "$0")" && pwd)
+srcdir=$(dirname "$bench")
+servers="$bench/servers.sh"
+
+die ()
+{
+  echo "$prog: $*" >&2
+  exit 255
+}
+
+cannot_test ()
+{
+  echo "$prog: $*" >&2
+  exit 125
+}
+
+[ -n "${OLD:-}" ] && [ -n "${NEW:-}" ] ||
+  die "usage: make bench-compare OLD=REV-OR-DIR NEW=REV-OR-DIR [BENCH_ONLY=IDS]"
+case ${QUICK:-} in
+  ""|0|no) quick= ;;
+  *) quick=1 ;;
+esac
+only=${BENCH_ONLY:-}
+if [ -n "$quick" ]; then runs=${BENCH_RUNS:-2}; else runs=${BENCH_RUNS:-10}; fi
+case $runs in
+  ''|*[!0-9]*|0|1) die "BENCH_RUNS=$runs: at least 2 rounds" ;;
+esac
+results=${BENCH_RESULTS:-$bench/results}
+builds=${BENCH_BUILDS:-${TMPDIR:-/tmp}/nbd-libev-builds}
+read -r -a old_env <<<"${OLD_ENV:-}"
+read -r -a new_env <<<"${NEW_ENV:-}"
+
+for c in nbdkit qemu-nbd qemu-img nbdcopy python3 /usr/bin/time; do
+  command -v "$c" >/dev/null 2>&1 || die "$c not found"
+done
+
+# side_dir VALUE: the directory holding VALUE's copy-libev and the
+# others, building VALUE first if it is a revision.
+side_dir ()
+{
+  local v=$1 rev dir
+  if [ -d "$v" ]; then
+    for dir in "$v" "$v/examples"; do
+      [ -x "$dir/copy-libev" ] && { (cd "$dir" && pwd); return 0; }
+    done
+    die "$v holds no built examples (no copy-libev in it or in $v/examples)"
+  fi
+  rev=$(git -C "$srcdir" rev-parse --verify --quiet "$v^{commit}") ||
+    cannot_test "'$v' is neither a directory nor a revision of $srcdir"
+  dir=$builds/$rev
+  if [ ! -x "$dir/examples/copy-libev" ]; then
+    echo "$prog: building $v ($rev) in $dir" >&2
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    git -C "$srcdir" archive "$rev" | tar -x -C "$dir" ||
+      die "cannot extract $rev into $dir"
+    # The packages are autogen.sh's business; a build needs only these.
+    (cd "$dir" && autoreconf -fi && ./configure && make -j"$(nproc)") \
+      >"$dir.log" 2>&1 ||
+      cannot_test "$v ($rev) does not build; its log is $dir.log"
+  fi
+  echo "$dir/examples"
+}
+
+old_dir=$(side_dir "$OLD")
+new_dir=$(side_dir "$NEW")
+
+# Instruction counts where perf can count them: on many virtual
+# machines the hardware counters are not there, and perf says
+# "<not supported>".
+perf_ok=
+if command -v perf >/dev/null 2>&1 &&
+   perf stat -x, -e instructions -o /dev/stdout true 2>/dev/null |
+     grep -q '^[0-9][0-9]*,'; then
+  perf_ok=1
+fi
+
+selected ()
+{
+  [ -z "$only" ] && return 0
+  local w
+  for w in $only; do
+    case $1 in
+      "$w"|"$w"[a-z]) return 0 ;;
+    esac
+  done
+  return 1
+}
+
+# The comparisons, their sizes and how they are declared.
+source "$bench/comparisons.sh"
+
+mkdir -p "$results"
+name="compare-$(date +%Y-%m-%d-%H%M%S)-$(hostname -s)"
+[ -z "$quick" ] || name="$name-quick"
+record=$(mktemp "${TMPDIR:-/tmp}/nbd-libev-compare.XXXXXX")
+BENCH_STATE=$(mktemp -d "${TMPDIR:-/tmp}/nbd-libev-benchrun.XXXXXX")
+export BENCH_STATE
+cleanup ()
+{
+  status=$?
+  trap - EXIT INT TERM
+  "$servers" stop-all || :
+  rm -rf "$BENCH_STATE" "$record" "$record".*
+  exit $status
+}
+trap cleanup EXIT
+trap 'exit 255' INT TERM
+ln -s "$servers" "$BENCH_STATE/servers.sh"
+SRC="nbd+unix:///?socket=$BENCH_STATE/src.sock"
+DST="nbd+unix:///?socket=$BENCH_STATE/dst.sock"
+export SRC DST
+
+# wanted LABEL: true if BENCH_COMMANDS selects the command.
+wanted ()
+{
+  [ -z "${BENCH_COMMANDS:-}" ] && return 0
+  local IFS='|' w
+  for w in $BENCH_COMMANDS; do
+    [ "$w" = "$1" ] && return 0
+  done
+  return 1
+}
+
+# measure SIDE ROUND INDEX: one timed run of command INDEX for SIDE
+# (old or new), appended to the record unless ROUND is 0 (warm-up).
+measure ()
+{
+  local side=$1 round=$2 i=$3 dir envs instr=
+  if [ "$side" = old ]; then
+    dir=$old_dir; envs=("${old_env[@]}")
+  else
+    dir=$new_dir; envs=("${new_env[@]}")
+  fi
+  [ "$fresh" != yes ] || sh -c "$prepare" >/dev/null 2>&1 ||
+    die "$id: servers did not start: $prepare"
+  local run=(/usr/bin/time -f '%e %U %S' -o "$record.t" sh -c "${commands[$i]}")
+  [ -z "$perf_ok" ] ||
+    run=(perf stat -x, -e instructions -o "$record.p" -- "${run[@]}")
+  if ! env ${envs[@]+"${envs[@]}"} PATH="$dir:$PATH" "${run[@]}" \
+         >/dev/null 2>"$record.err"; then
+    cat "$record.err" >&2
+    cannot_test "$id: '${labels[$i]}' failed for $side ($dir)"
+  fi
+  [ -z "$perf_ok" ] || instr=$(sed -n 's/^\([0-9][0-9]*\),.*instructions.*/\1/p' "$record.p")
+  [ "$round" -eq 0 ] ||
+    printf '%s\t%s\t%s\t%d\t%s\t%s\n' "$id" "${labels[$i]}" "$side" "$round" \
+      "$(cat "$record.t")" "${instr:--}" >>"$record"
+}
+
+ran=0
+run ()
+{
+  selected "$id" || return 0
+  local prepare i r
+  prepare_command
+  printf 'comparison\t%s\t%s\n' "$id" "$title" >>"$record"
+  echo "=== $id. $title" >&2
+  if [ "$fresh" != yes ]; then
+    sh -c "$prepare" >/dev/null 2>&1 || die "$id: servers did not start: $prepare"
+  fi
+  for i in "${!labels[@]}"; do
+    wanted "${labels[$i]}" || continue
+    echo "  ${labels[$i]}: $runs rounds" >&2
+    # Round 0 warms both up (the page cache, the servers) unrecorded.
+    for r in $(seq 0 "$runs"); do
+      if [ $((r % 2)) -eq 1 ]; then
+        measure old "$r" "$i"; measure new "$r" "$i"
+      else
+        measure new "$r" "$i"; measure old "$r" "$i"
+      fi
+    done
+    ran=$((ran + 1))
+  done
+  "$servers" stop-all
+}
+
+define_comparisons
+[ "$ran" -gt 0 ] || die "BENCH_ONLY='$only' BENCH_COMMANDS='${BENCH_COMMANDS:-}' selects no command"
+
+set +e
+python3 "$bench/compare.py" --old "$OLD" --new "$NEW" \
+  --old-dir "$old_dir" --new-dir "$new_dir" \
+  --old-env "${OLD_ENV:-}" --new-env "${NEW_ENV:-}" \
+  --output "$results/$name.md" "$record"
+status=$?
+set -e
+case $status in
+  0|1) echo "$prog: report in $results/$name.md" >&2; exit $status ;;
+  *) die "compare.py failed" ;;
+esac
