@@ -42,6 +42,7 @@ EXTRA_DIST += \
 	bench/results/2026-12-03-010630-vm.md \
 	bench/results/2026-12-03-013916-vm.md \
 	bench/results/2026-12-03-014214-vm.md \
+	bench/results/2026-12-03-calibrate-vm.txt \
 	bench/interleave.sh \
 	bench/run.sh \
 	bench/servers.sh \
