@@ -199,7 +199,6 @@ image_create (struct image *img, const char *role, uint64_t size)
     die ("%s: %s: cannot create: %s", role, img->name, strerror (errno));
   register_at_exit ();
   created[created[0] == NULL ? 0 : 1] = img->path;
-  img->created = true;
   if (ftruncate (fd, size) == -1 || close (fd) == -1)
     die ("%s: %s: cannot make it %" PRIu64 " bytes: %s",
          role, img->name, size, strerror (errno));
@@ -226,8 +225,8 @@ installed (const char *program)
     colon = strchr (p, ':');
     dirlen = colon ? (size_t) (colon - p) : strlen (p);
     /* An empty entry means the current directory. */
-    if (snprintf (buf, sizeof buf, "%.*s%s%s", (int) dirlen,
-                  dirlen ? p : ".", "/", program) < (int) sizeof buf &&
+    if (snprintf (buf, sizeof buf, "%.*s/%s", dirlen ? (int) dirlen : 1,
+                  dirlen ? p : ".", program) < (int) sizeof buf &&
         access (buf, X_OK) == 0)
       return true;
     if (colon == NULL)

@@ -77,7 +77,6 @@ struct image {
                                    terminated: IMAGE_COMMAND, and
                                    IMAGE_FILE once prepared */
   const char *format;           /* IMAGE_FILE: "raw" or "qcow2" */
-  bool created;                 /* IMAGE_FILE: this program created it */
 };
 
 /* Take one image from argv[*i], argv[*i + 1], ... (argc in all), and
