@@ -116,18 +116,6 @@ if command -v perf >/dev/null 2>&1 &&
   perf_ok=1
 fi
 
-selected ()
-{
-  [ -z "$only" ] && return 0
-  local w
-  for w in $only; do
-    case $1 in
-      "$w"|"$w"[a-z]) return 0 ;;
-    esac
-  done
-  return 1
-}
-
 # The comparisons, their sizes and how they are declared.
 source "$bench/comparisons.sh"
 

@@ -6,8 +6,8 @@
 # A comparison is declared with begin, claim, note, source_server,
 # destination_server, setup (before the servers start), prime (once they
 # are up), fresh, baseline, chart and cmd, then run.  The sourcing
-# script sets $quick first (empty for full runs), and calls
-# define_comparisons once its "run" is defined.
+# script sets $quick first (empty for full runs) and $only (BENCH_ONLY),
+# and calls define_comparisons once its "run" is defined.
 
 # Sizes.  Full runs use the sizes that the figures in the docs are
 # for; QUICK shrinks every one of them, the empty qcow2 of 3c too.
@@ -26,6 +26,20 @@ else
   zero=2G
   hf_opts=(--warmup 1 --runs 3)   # per pass; two passes: 6 runs
 fi
+
+# selected ID: true if comparison ID (e.g. 3a) is among $only, the IDs
+# of BENCH_ONLY, or if $only is empty.
+selected ()
+{
+  [ -z "$only" ] && return 0
+  local w
+  for w in $only; do
+    case $1 in
+      "$w"|"$w"[a-z]) return 0 ;;
+    esac
+  done
+  return 1
+}
 
 begin ()
 {

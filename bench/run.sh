@@ -52,19 +52,6 @@ for p in pattern memory null sparse-random; do
   nbdkit "$p" --version >/dev/null 2>&1 || die "nbdkit has no $p plugin"
 done
 
-# selected ID: true if comparison ID (e.g. 3a) is to run.
-selected ()
-{
-  [ -z "$only" ] && return 0
-  local w
-  for w in $only; do
-    case $1 in
-      "$w"|"$w"[a-z]) return 0 ;;
-    esac
-  done
-  return 1
-}
-
 # The comparisons, their sizes and how they are declared.
 source "$bench/comparisons.sh"
 
