@@ -38,8 +38,8 @@ awk '
   for rs in 256k 512k 1M 2M 4M 8M 16M 32M; do
     echo "2 copy-libev --request-size=$rs"
   done
-  for c in 3a 3b 3c; do
-    [ $c = 3c ] || echo "$c copy-libev"
+  for c in 3a 3b 3c 3d; do
+    [ $c = 3c ] || [ $c = 3d ] || echo "$c copy-libev"
     echo "$c zero-extent-copy-libev"
     echo "$c nbdcopy"
     echo "$c nbdcopy --request-size=1M --requests=16 --connections=1"
@@ -53,6 +53,12 @@ awk '
     [ $c != 4b ] || echo "$c nbdcopy to null:"
   done
   echo "4d checksum-libev"
+  for c in 4e 4f; do
+    for d in zeroes "half data"; do
+      echo "$c checksum-libev $d"
+      echo "$c checksum-libev --requests=1 $d"
+    done
+  done
   for p in 5a:checksum-libev 5b:copy-libev; do
     echo "${p%%:*} ${p#*:} (default)"
     for sb in 64k 128k 256k 512k 1M 2M; do
@@ -71,7 +77,8 @@ awk '
   echo "7 nbdcopy --connections=1"
   for c in zero-extent-copy-libev "zero-extent-copy-libev --request-size=1M" \
            "zero-extent-copy-libev -C 1" copy-libev \
-           "copy-libev --request-size=1M" nbdcopy "nbdcopy --connections=1" \
+           "copy-libev --request-size=1M" "copy-libev --init" nbdcopy \
+           "nbdcopy --connections=1" \
            checksum-libev "checksum-libev --request-size=1M" \
            "nbdcopy to null:"; do
     echo "8 $c"
