@@ -34,7 +34,9 @@
 #    change that adds 30% to copy-libev's CPU time must be called a
 #    regression in at least 19 of 20.
 #
-# Exit status: 0 when no command regressed, 1 when one did.
+# Exit status: 0 when no command regressed, 1 when one did, 2 when it
+# cannot make the report (never 1, which compare.sh would take for a
+# regression).
 
 import argparse
 import random
@@ -54,6 +56,17 @@ def bootstrap(ratios, rng):
     lo = meds[int((1 - CONFIDENCE) / 2 * RESAMPLES)]
     hi = meds[int((1 + CONFIDENCE) / 2 * RESAMPLES) - 1]
     return lo, hi
+
+
+def fail(msg):
+    """Exit status 2: 1 is taken, it means a regression."""
+    sys.stderr.write("compare.py: %s\n" % msg)
+    sys.exit(2)
+
+
+def value(v, unit):
+    """A median for the table: seconds, or a bare count."""
+    return "%.3f %s" % (v, unit) if unit else "%.4g" % v
 
 
 def verdict(lo, hi):
@@ -116,7 +129,7 @@ def main():
         pairs = [r for _, r in sorted(runs[(cid, label)].items())
                  if "old" in r and "new" in r]
         if len(pairs) < 2:
-            sys.exit("compare.py: %s '%s': fewer than 2 rounds" % (cid, label))
+            fail("%s '%s': fewer than 2 rounds" % (cid, label))
         verdicts = []
         for m, name, unit in ((0, "wall", "s"), (1, "client CPU", "s"),
                               (2, "instructions", "")):
@@ -131,11 +144,10 @@ def main():
             lo, hi = bootstrap(ratios, rng)
             v = verdict(lo, hi)
             verdicts.append(v)
-            fmt = "%.3f %s" if unit else "%.4g"
             out.append("| %s | `%s` | %d | %s | %s | %s | %.3f | %.3f-%.3f | %s |"
                        % (cid, label, len(pairs), name,
-                          (fmt % (statistics.median(old), unit)).strip(),
-                          (fmt % (statistics.median(new), unit)).strip(),
+                          value(statistics.median(old), unit),
+                          value(statistics.median(new), unit),
                           est, lo, hi, v))
         overall = ("regression" if "regression" in verdicts else
                    "improvement" if "improvement" in verdicts else
@@ -156,4 +168,9 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except SystemExit:
+        raise
+    except Exception as e:          # a bug must not read as a regression
+        fail("%s: %s" % (type(e).__name__, e))

@@ -163,10 +163,10 @@ measure ()
   fi
   [ "$fresh" != yes ] || sh -c "$prepare" >/dev/null 2>&1 ||
     die "$id: servers did not start: $prepare"
-  local run=(/usr/bin/time -f '%e %U %S' -o "$record.t" sh -c "${commands[$i]}")
+  local timed=(/usr/bin/time -f '%e %U %S' -o "$record.t" sh -c "${commands[$i]}")
   [ -z "$perf_ok" ] ||
-    run=(perf stat -x, -e instructions -o "$record.p" -- "${run[@]}")
-  if ! env ${envs[@]+"${envs[@]}"} PATH="$dir:$PATH" "${run[@]}" \
+    timed=(perf stat -x, -e instructions -o "$record.p" -- "${timed[@]}")
+  if ! env ${envs[@]+"${envs[@]}"} PATH="$dir:$PATH" "${timed[@]}" \
          >/dev/null 2>"$record.err"; then
     cat "$record.err" >&2
     cannot_test "$id: '${labels[$i]}' failed for $side ($dir)"

@@ -179,6 +179,7 @@ conn_connect (struct conn *c, struct ev_loop *loop, const char *name,
               double timeout)
 {
   c->nbd = open_handle (name, opts);
+  c->name = name;
   c->uri = img->name;
   c->timeout = timeout;
   /* An extra connection gets a short handshake even without a timeout:
@@ -197,9 +198,8 @@ conn_connect (struct conn *c, struct ev_loop *loop, const char *name,
   /* This only starts connecting: the handshake goes on in the loop. */
   if (image_aio_connect (img, c->nbd) == -1) {
     if (!c->optional)
-      connect_failed (name, img->name);
+      cannot_connect (c, nbd_get_error ());
     c->loop = loop;
-    c->name = name;
     snprintf (c->failure, sizeof c->failure, "refused: %s",
               nbd_get_error ());
     ev_init (&c->io, io_cb);

@@ -9,11 +9,13 @@
  *
  * The contract:
  *
- *  - conn_connect starts connecting with nbd_aio_connect_uri, and the
- *    handshake runs in the loop like any other I/O; conn_wait_connected
- *    runs the loop until every connection given is ready.  At the end,
- *    conn_close_all disconnects the same way.  (Name lookup for nbd://
- *    URIs still blocks, inside nbd_aio_connect_uri.)
+ *  - conn_connect starts connecting with nbd_aio_connect_uri, or for a
+ *    captive server nbd_aio_connect_systemd_socket_activation
+ *    (common/image.c), and the handshake runs in the loop like any
+ *    other I/O; conn_wait_connected runs the loop until every
+ *    connection given is ready.  At the end, conn_close_all disconnects
+ *    the same way.  (Name lookup for nbd:// URIs still blocks, inside
+ *    nbd_aio_connect_uri; so does libnbd's fork of a captive server.)
  *
  *  - The program has one ev_prepare watcher.  Its callback first starts
  *    whatever new commands it has, then calls conn_update on every

@@ -78,7 +78,8 @@ open_handle (const char *name, const struct connect_options *opts)
   return nbd;
 }
 
-void
+/* Die with libnbd's error for a connection to uri that failed. */
+static void __attribute__ ((noreturn))
 connect_failed (const char *name, const char *uri)
 {
   /* A program that names the image by its URI need not hear it twice. */

@@ -43,10 +43,6 @@ struct connect_options {
 struct nbd_handle *open_handle (const char *name,
                                 const struct connect_options *opts);
 
-/* Die with libnbd's error for a connection to uri that failed. */
-void connect_failed (const char *name, const char *uri)
-  __attribute__ ((noreturn));
-
 /* Set SO_SNDBUF and SO_RCVBUF of a connected handle's socket. */
 void set_socket_buffers (struct nbd_handle *nbd, const char *name,
                          uint64_t size);

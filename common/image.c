@@ -21,8 +21,12 @@
 #include "image.h"
 #include "util.h"
 
+/* A macro's value as a string literal: "16" for MAX_CONNECTIONS. */
+#define STRINGIFY_(x) #x
+#define STRINGIFY(x) STRINGIFY_ (x)
+
 /* Every handle image_aio_connect started and nobody has closed yet,
- * for the exit handler, and the files this program created.  A program
+ * for the exit handler, and the file this program created.  A program
  * has at most two images open at once, each with at most
  * MAX_CONNECTIONS connections; only the first connection to a captive
  * server starts it, the others connect to its socket (common/conns.c).
@@ -32,12 +36,12 @@ static struct open_handle {
   bool captive;                 /* it started the server */
   int log_fd;                   /* the captive server's stderr, or -1 */
 } handles[2 * MAX_CONNECTIONS];
-static const char *created[2];
+static const char *created;     /* a destination file, or NULL */
 static bool keep_created;
 
 /* At exit, however the program ends: close every handle still open,
  * which makes libnbd stop each captive server and remove its socket,
- * and remove the files a failed program created.  The handles that
+ * and remove the file a failed program created.  The handles that
  * started no server go first: nbd_close waits for a captive server to
  * exit, and it would wait for ever while another connection to it is
  * still open.
@@ -55,10 +59,8 @@ image_at_exit (void)
       }
     }
   }
-  for (i = 0; i < sizeof created / sizeof created[0]; i++) {
-    if (created[i] != NULL && !keep_created)
-      unlink (created[i]);
-  }
+  if (created != NULL && !keep_created)
+    unlink (created);
 }
 
 static void
@@ -198,7 +200,7 @@ image_create (struct image *img, const char *role, uint64_t size)
   if (fd == -1)
     die ("%s: %s: cannot create: %s", role, img->name, strerror (errno));
   register_at_exit ();
-  created[created[0] == NULL ? 0 : 1] = img->path;
+  created = img->path;
   if (ftruncate (fd, size) == -1 || close (fd) == -1)
     die ("%s: %s: cannot make it %" PRIu64 " bytes: %s",
          role, img->name, size, strerror (errno));
@@ -251,7 +253,10 @@ is_qcow2 (const struct image *img, const char *who)
   return r == sizeof magic && memcmp (magic, "QFI\xfb", sizeof magic) == 0;
 }
 
-/* Append words to img->argv, a vector of at most 16. */
+/* The most words a server command of serve_file has, with its NULL. */
+#define SERVER_ARGS 16
+
+/* Append words to img->argv. */
 static void
 add_args (struct image *img, ...)
 {
@@ -260,15 +265,19 @@ add_args (struct image *img, ...)
   size_t n = 0;
 
   if (img->argv == NULL) {
-    img->argv = calloc (16, sizeof (char *));
+    img->argv = calloc (SERVER_ARGS, sizeof (char *));
     if (img->argv == NULL)
       die ("calloc: %s", strerror (errno));
   }
   while (img->argv[n] != NULL)
     n++;
   va_start (ap, img);
-  while ((s = va_arg (ap, const char *)) != NULL && n < 15)
+  while ((s = va_arg (ap, const char *)) != NULL) {
+    if (n == SERVER_ARGS - 1)
+      die ("%s: more than %d words for its server", img->name,
+           SERVER_ARGS - 1);
     img->argv[n++] = (char *) s;
+  }
   va_end (ap);
 }
 
@@ -292,15 +301,13 @@ static void
 serve_file (struct image *img, const char *who, bool writing,
             enum image_cache cache)
 {
-  static char shared[32];
-
   if (is_qcow2 (img, who)) {
     img->format = "qcow2";
     if (!installed ("qemu-nbd"))
       die ("%s: a qcow2 image needs qemu-nbd, which is not installed "
            "(Debian package qemu-utils)", who);
-    snprintf (shared, sizeof shared, "--shared=%d", MAX_CONNECTIONS);
-    add_args (img, "qemu-nbd", "-f", "qcow2", shared, NULL);
+    add_args (img, "qemu-nbd", "-f", "qcow2",
+              "--shared=" STRINGIFY (MAX_CONNECTIONS), NULL);
     if (!writing)
       add_args (img, "--read-only", NULL);
     else

@@ -133,7 +133,7 @@ bool image_server_said (struct nbd_handle *nbd, char *buf, size_t len);
  */
 void image_close_handle (struct nbd_handle *nbd);
 
-/* Keep the files the program created even if it fails from now on:
+/* Keep the file the program created even if it fails from now on:
  * call it once every check has passed and the first write is next.
  */
 void image_keep (void);

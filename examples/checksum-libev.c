@@ -437,7 +437,8 @@ static unsigned connections = 0; /* 0: decided by multi-conn */
 static enum image_cache cache = IMAGE_CACHE_DEFAULT;
 
 /* Hash one image and print its line, then exit: status 0, or 1 with
- * the reason on stderr (die, stop_exit), whatever went wrong.
+ * the reason on stderr (die, stop_exit) whatever went wrong, or 128 +
+ * the signal's number after SIGINT or SIGTERM.
  */
 static void __attribute__ ((noreturn))
 checksum_image (struct image *img)
@@ -544,6 +545,10 @@ checksum_each (int n)
       signal (SIGTERM, SIG_DFL);
       checksum_image (&images[i]);
     }
+    /* Both sides set the group, so that it is set before either goes
+     * on, whichever runs first.
+     */
+    setpgid (pid, pid);
     child = pid;
     while (waitpid (pid, &ws, 0) == -1)
       if (errno != EINTR)
