@@ -21,6 +21,7 @@
 TESTS_SH += \
 	tests/bench-compare-quick.sh \
 	tests/bench-quick.sh \
+	tests/bench-report.sh \
 	$(NULL)
 
 # The report and chart that README.md and docs/ cite ship with them;

@@ -7,12 +7,21 @@ their labels, the baseline) and hyperfine's ID.json, then calls:
 
   report.py --info run.info --output REPORT.md --chart CHART.svg ID.meta...
 
+With each JSON come ID[.rev].times.INDEX, one line per run of command
+INDEX ("elapsed user system", in seconds, from bash's time keyword),
+the warm-up runs first.
+
 The report gives the machine, the method, and per comparison a table of
-mean +- standard deviation, user and system CPU time and the ratio of
-each mean to the baseline's, then the exact commands.  It reports
-numbers only: whether they bear a claim out is left to the reader.
-A comparison marked "chart request-size" is also drawn with gnuplot,
-time against request size, as CHART.svg.
+wall time and client CPU time (user + system), each mean +- standard
+deviation over the runs, and their ratios to the baseline's, then the
+claim in numbers, judged, then the exact commands.  A claim in numbers
+(an "expect" line of the meta) is a ratio of two commands' medians, a
+difference of them or one median, in wall or CPU time, with its 95%
+bootstrap interval; the report says whether the interval bears the
+claim out and how small an effect it resolves.  The judgements are
+also gathered in one table at the top.  A comparison marked "chart
+request-size" is also drawn with gnuplot, time against request size,
+as CHART.svg.
 
 Standard library only.
 """
@@ -21,6 +30,7 @@ import argparse
 import json
 import os
 import platform
+import random
 import re
 import shutil
 import subprocess
@@ -36,10 +46,12 @@ def read_tabbed(path):
 
 def read_meta(path):
     """One comparison's description, as run.sh declared it."""
-    meta = {"notes": [], "commands": [], "path": path}
+    meta = {"notes": [], "commands": [], "expects": [], "path": path}
     for key, values in read_tabbed(path):
         if key == "note":
             meta["notes"].append(values[0])
+        elif key == "expect":
+            meta["expects"].append(values)
         elif key == "command":
             meta["commands"].append((values[0], values[1]))
         else:
@@ -126,7 +138,7 @@ def draw_chart(meta, rows, svg):
     """gnuplot: mean time with its standard deviation per request size."""
     work = os.path.dirname(meta["path"])
     dat = os.path.join(work, meta["id"] + ".dat")
-    points = sorted((request_size(cmd), label, r["mean"], r["stddev"] or 0.0)
+    points = sorted((request_size(cmd), label, r["mean"], r["stddev"])
                     for label, cmd, r in rows)
     with open(dat, "w", encoding="utf-8") as f:
         f.write("# request-size-bytes mean-s stddev-s label\n")
@@ -158,47 +170,176 @@ def draw_chart(meta, rows, svg):
         sys.exit("report.py: gnuplot failed: %s" % out.stderr.strip())
 
 
-def pooled_results(paths):
-    """Each command's runs from all passes that exist (run.sh makes a
-    forward and a reverse pass), pooled: mean and sample stddev over all
-    the times, user and system time weighted by each pass's runs."""
-    runs = {}
-    for path in paths:
-        if not os.path.exists(path):
-            continue
-        with open(path, encoding="utf-8") as f:
-            for r in json.load(f)["results"]:
-                runs.setdefault(r["command"], []).append(r)
+def mean_sd(xs):
+    """Mean and sample standard deviation (0 for one value)."""
+    n = len(xs)
+    m = sum(xs) / n
+    return m, ((sum((x - m) ** 2 for x in xs) / (n - 1)) ** 0.5 if n > 1
+               else 0.0)
+
+
+def median(xs):
+    s = sorted(xs)
+    n = len(s)
+    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+
+
+def read_times(path, warmup, expected):
+    """One pass's runs of one command from bash's time: (user, system)
+    per timed run, the warm-up runs dropped."""
+    with open(path, encoding="utf-8") as f:
+        lines = [l.split() for l in f if l.strip()]
+    if len(lines) != warmup + expected:
+        sys.exit("report.py: %s has %d runs, expected %d warm-up + %d"
+                 % (path, len(lines), warmup, expected))
+    return [(float(u), float(s)) for _, u, s in lines[warmup:]]
+
+
+def pooled_results(meta):
+    """Each command's runs from both passes (run.sh makes a forward and
+    a reverse pass), pooled: the wall times from hyperfine's JSON (which
+    subtracts the shell's start-up), the CPU times from bash's time."""
+    stem = os.path.splitext(meta["path"])[0]
+    warmup = int(meta["warmup"])
+    index = {label: i for i, (label, _) in enumerate(meta["commands"])}
     pooled = {}
-    for label, parts in runs.items():
-        times = [t for p in parts for t in p["times"]]
-        n = len(times)
-        mean = sum(times) / n
-        var = sum((t - mean) ** 2 for t in times) / (n - 1) if n > 1 else 0.0
-        pooled[label] = {
-            "mean": mean,
-            "stddev": var ** 0.5,
-            "user": sum(p["user"] * len(p["times"]) for p in parts) / n,
-            "system": sum(p["system"] * len(p["times"]) for p in parts) / n,
-            "times": times,
-        }
+    for pass_stem in (stem, stem + ".rev"):
+        with open(pass_stem + ".json", encoding="utf-8") as f:
+            results = json.load(f)["results"]
+        for r in results:
+            label = r["command"]
+            cpu = read_times("%s.times.%d" % (pass_stem, index[label]),
+                             warmup, len(r["times"]))
+            p = pooled.setdefault(label, {"wall": [], "user": [],
+                                          "system": []})
+            p["wall"] += r["times"]
+            p["user"] += [u for u, _ in cpu]
+            p["system"] += [s for _, s in cpu]
+    for p in pooled.values():
+        p["cpu"] = [u + s for u, s in zip(p["user"], p["system"])]
+        p["mean"], p["stddev"] = mean_sd(p["wall"])
+        p["cpu_mean"], p["cpu_sd"] = mean_sd(p["cpu"])
     return pooled
 
 
-def comparison(meta, chart_svg, out):
-    """One comparison's section: claim, servers, table, commands."""
-    json_path = os.path.splitext(meta["path"])[0] + ".json"
-    results = pooled_results([json_path, json_path[:-5] + ".rev.json"])
+METRIC_NAME = {"wall": "wall time", "cpu": "client CPU time"}
+RESAMPLES = 2000
+
+
+def judge(meta, expect, results):
+    """One claim in numbers: its statistic, 95% interval, resolution
+    and verdict, as a dict for the tables."""
+    metric, label, op, value = expect[:4]
+    other = expect[4] if len(expect) > 4 and expect[4] else None
+    key = "wall" if metric == "wall" else "cpu"
+    for l in (label, other):
+        if l is not None and l not in results:
+            sys.exit("report.py: %s: expect names '%s', not a command"
+                     % (meta["id"], l))
+    seconds = value.endswith("s")
+    bound = float(value[:-1] if seconds else value)
+    num = results[label][key]
+    den = results[other][key] if other else None
+    if other and seconds:
+        kind = "difference"
+        stat = lambda a, b: median(a) - median(b)
+    elif other:
+        kind = "ratio"
+        stat = lambda a, b: median(a) / median(b)
+    else:
+        kind = "time"
+        stat = lambda a, b: median(a)
+    # The percentile bootstrap of the statistic: resample each command's
+    # runs with replacement, independently (hyperfine does not pair
+    # them), 2000 times with a fixed seed so that a report is the same
+    # from the same runs.
+    rng = random.Random(1)
+    point = stat(num, den)
+    boots = sorted(stat(rng.choices(num, k=len(num)),
+                        rng.choices(den, k=len(den)) if den else None)
+                   for _ in range(RESAMPLES))
+    lo = boots[int(0.025 * RESAMPLES)]
+    hi = boots[int(0.975 * RESAMPLES) - 1]
+    half = (hi - lo) / 2
+    if op == "below":
+        verdict = ("borne out" if hi < bound else
+                   "not borne out" if lo >= bound else
+                   "undecided: the interval holds the bound")
+    elif op == "above":
+        verdict = ("borne out" if lo > bound else
+                   "not borne out" if hi <= bound else
+                   "undecided: the interval holds the bound")
+    elif op == "about":
+        verdict = ("borne out" if lo <= bound <= hi else
+                   "not borne out: a difference shows")
+    elif op == "no-more":
+        verdict = "borne out" if lo <= bound else "not borne out"
+    else:
+        sys.exit("report.py: %s: unknown expect operator '%s'"
+                 % (meta["id"], op))
+    if kind == "ratio":
+        what = "`%s` / `%s`" % (cell(label), cell(other))
+        shown = "%.3f [%.3f, %.3f]" % (point, lo, hi)
+        resolution = "±%.1f%%" % (half * 100)
+        effect = abs(bound - 1)
+        claimed = ("%.0f%%" % (effect * 100) if effect > 0 else "any")
+        resolves = (effect > half) if effect > 0 else None
+    else:
+        what = ("`%s` − `%s`" % (cell(label), cell(other))
+                if kind == "difference" else "`%s`" % cell(label))
+        shown = "%.3f s [%.3f, %.3f]" % (point, lo, hi)
+        resolution = "±%.3f s" % half
+        claimed = "%g s" % bound
+        resolves = bound > half
+    if op == "about":
+        claimed = "none"
+        resolves = None
+    elif op == "no-more" and kind == "ratio" and bound == 1:
+        claimed = "no worse"
+        resolves = None
+    return {
+        "id": meta["id"],
+        "claim": "%s %s %s" % (what, op, value),
+        "metric": METRIC_NAME[metric],
+        "measured": shown,
+        "resolution": resolution,
+        "claimed": claimed,
+        "resolves": ("n/a" if resolves is None else
+                     "yes" if resolves else "no"),
+        "verdict": verdict,
+    }
+
+
+def judgement_table(rows, out, with_id):
+    out.append("| %sclaim in numbers | metric | median [95%% interval] "
+               "| resolution | claimed effect | resolvable | verdict |"
+               % ("comparison | " if with_id else ""))
+    out.append("|%s---|---|---:|---:|---:|---|---|"
+               % ("---|" if with_id else ""))
+    for j in rows:
+        out.append("| %s%s | %s | %s | %s | %s | %s | %s |" % (
+            ("%s | " % j["id"]) if with_id else "", j["claim"], j["metric"],
+            j["measured"], j["resolution"], j["claimed"], j["resolves"],
+            j["verdict"]))
+    out.append("")
+
+
+def comparison(meta, chart_svg, out, judged):
+    """One comparison's section: claim, servers, table, the claim in
+    numbers judged (also appended to judged), commands."""
+    results = pooled_results(meta)
     rows = []
     for label, cmd in meta["commands"]:
         if label not in results:
-            sys.exit("report.py: %s has no result for '%s'" % (json_path, label))
+            sys.exit("report.py: %s has no result for '%s'"
+                     % (meta["path"], label))
         rows.append((label, cmd, results[label]))
     base_label = meta["baseline"]
     if base_label not in results:
         sys.exit("report.py: baseline '%s' of %s was not run"
                  % (base_label, meta["id"]))
     base = results[base_label]["mean"]
+    base_cpu = results[base_label]["cpu_mean"]
 
     out.append("## %s. %s" % (meta["id"], meta["title"]))
     out.append("")
@@ -214,7 +355,10 @@ def comparison(meta, chart_svg, out):
             if meta["fresh"] == "yes" else
             "started once for all runs (every run reads the same, and"
             " writes the same data, if any)")
-    out.append("Servers: %s, %s." % (", ".join(servers), when))
+    if servers:
+        out.append("Servers: %s, %s." % (", ".join(servers), when))
+    out.append("Runs: two passes of `hyperfine --warmup %s --runs %s`."
+               % (meta["warmup"], meta["runs"]))
     if "setup" in meta:
         out.append("Before starting them: `%s`." % meta["setup"])
     if "prime" in meta:
@@ -225,19 +369,30 @@ def comparison(meta, chart_svg, out):
     out.append("")
 
     unit, scale, fmt = pick_unit(base)
-    out.append("| command | mean ± σ (%s) | user (%s) | system (%s) | runs "
-               "| ratio to baseline |" % (unit, unit, unit))
-    out.append("|---|---:|---:|---:|---:|---:|")
+    out.append("| command | wall mean ± σ (%s) | client CPU mean ± σ (%s) "
+               "| of which system (%s) | runs | wall ratio | CPU ratio |"
+               % (unit, unit, unit))
+    out.append("|---|---:|---:|---:|---:|---:|---:|")
     for label, _, r in rows:
         ratio = "%.2f" % (r["mean"] / base) if base > 0 else "n/a"
+        cpu_ratio = ("%.2f" % (r["cpu_mean"] / base_cpu) if base_cpu > 0
+                     else "n/a")
         if label == base_label:
             ratio += " (baseline)"
-        out.append("| `%s` | %s ± %s | %s | %s | %d | %s |" % (
-            cell(label), fmt % (r["mean"] * scale),
-            fmt % ((r["stddev"] or 0.0) * scale),
-            fmt % (r["user"] * scale), fmt % (r["system"] * scale),
-            len(r["times"]), ratio))
+            cpu_ratio += " (baseline)"
+        out.append("| `%s` | %s ± %s | %s ± %s | %s | %d | %s | %s |" % (
+            cell(label), fmt % (r["mean"] * scale), fmt % (r["stddev"] * scale),
+            fmt % (r["cpu_mean"] * scale), fmt % (r["cpu_sd"] * scale),
+            fmt % (sum(r["system"]) / len(r["system"]) * scale),
+            len(r["wall"]), ratio, cpu_ratio))
     out.append("")
+
+    if meta["expects"]:
+        mine = [judge(meta, e, results) for e in meta["expects"]]
+        judged += mine
+        out.append("The claim in numbers:")
+        out.append("")
+        judgement_table(mine, out, False)
 
     if meta.get("chart") == "request-size":
         draw_chart(meta, rows, chart_svg)
@@ -245,7 +400,8 @@ def comparison(meta, chart_svg, out):
                    % os.path.basename(chart_svg))
         out.append("")
 
-    out.append("Commands (each run by hyperfine under `sh -c`):")
+    out.append("Commands (each run by hyperfine under `bash -c`, inside "
+               "the `time` wrapper of the method):")
     out.append("")
     out.append("```")
     for label, cmd in meta["commands"]:
@@ -302,31 +458,47 @@ def header(info, out):
     out.append("")
     out.append(
         "Each comparison below is two hyperfine passes (`hyperfine %s` "
-        "each) over the commands it compares, the second pass in reverse "
-        "order.  hyperfine runs all the runs of one command before the "
-        "next, so anything that drifts during a comparison (background "
-        "load, memory the previous servers freed) favours one end of the "
-        "list; the reversed pass gives every command the same share of "
-        "early and late runs.  The table pools both passes: mean and "
-        "standard deviation over all runs."
+        "each, unless the comparison says otherwise) over the commands it "
+        "compares, the second pass in reverse order.  hyperfine runs all "
+        "the runs of one command before the next, so anything that drifts "
+        "during a comparison (background load, memory the previous servers "
+        "freed) favours one end of the list; the reversed pass gives every "
+        "command the same share of early and late runs.  The tables pool "
+        "both passes: mean and standard deviation over all runs."
         % info.get("hyperfine_opts", "?"))
     out.append("")
     out.append(
         "The servers are nbdkit and qemu-nbd on Unix sockets in a fresh "
         "temporary directory `$BENCH_STATE`; the commands reach them as "
         "`$SRC` (`nbd+unix:///?socket=$BENCH_STATE/src.sock`) and `$DST` "
-        "(`.../dst.sock`).  Where a run writes, hyperfine's `--prepare` "
-        "restarts the servers before every run, so that the destination is "
-        "empty each time; starting them is not timed.  The timed command is "
-        "the client alone.  User and system time are the client's "
-        "(hyperfine counts its child processes); the servers' CPU time is "
-        "not in them.")
+        "(`.../dst.sock`).  A comparison either restarts its servers in "
+        "hyperfine's `--prepare` before every run, or starts them once "
+        "for all its runs; each says which, and why its destination is "
+        "the one it is.  Starting servers is not timed: the timed command "
+        "is the client alone.")
     out.append("")
     out.append(
-        "The ratio is the command's mean time over the baseline's: below "
-        "1.00 is faster than the baseline, above is slower.  The report "
-        "gives numbers only; whether they bear out each claim is for the "
-        "reader to judge.")
+        "Wall time is hyperfine's.  Client CPU time is user + system time "
+        "of the client's process tree, taken for every run by bash's "
+        "`time` keyword around the command (`{ time { COMMAND } 2>&3; } "
+        "3>&2 2>>FILE`, milliseconds); the servers are not the client's "
+        "children, so their CPU time is not in it, but it is in the wall "
+        "time: on 2 cores the servers and the client share the machine.")
+    out.append("")
+    out.append(
+        "The ratios are a command's mean over the baseline's: below 1.00 "
+        "is less.  A claim with a number is judged on medians, in the "
+        "metric its effect is expected in (client CPU time for work the "
+        "client saves, wall time for the rest): the ratio of two "
+        "commands' medians (or their difference, or one median) with a "
+        "95%% percentile bootstrap interval (%d resamples of each "
+        "command's runs, independently, seed 1).  *Borne out* means the "
+        "whole interval meets the claim; *not borne out*, that none of "
+        "it does; *undecided*, that the interval straddles the claimed "
+        "bound.  The resolution is half the interval's width: a true "
+        "effect smaller than that cannot be told from noise by this run, "
+        "so a claimed effect smaller than the resolution is marked not "
+        "resolvable, whatever the verdict." % RESAMPLES)
     out.append("")
 
 
@@ -342,8 +514,18 @@ def main():
     info = {k: v[0] if v else "" for k, v in read_tabbed(args.info)}
     out = []
     header(info, out)
+    sections, judged = [], []
     for path in args.meta:
-        comparison(read_meta(path), args.chart, out)
+        comparison(read_meta(path), args.chart, sections, judged)
+    if judged:
+        out.append("## The claims in numbers")
+        out.append("")
+        out.append("Every claim with a number, judged in the metric its "
+                   "effect is expected in; each comparison's section "
+                   "below has its table and commands.")
+        out.append("")
+        judgement_table(judged, out, True)
+    out += sections
     with open(args.output, "w", encoding="utf-8") as f:
         f.write("\n".join(out).rstrip("\n") + "\n")
 

@@ -93,7 +93,7 @@ export SRC DST
   printf 'started\t%s\n' "$(date '+%Y-%m-%d %H:%M:%S %z')"
   printf 'host\t%s\n' "$(hostname)"
   printf 'quick\t%s\n' "${quick:-0}"
-  printf 'hyperfine_opts\t%s\n' "${hf_opts[*]}"
+  printf 'hyperfine_opts\t--warmup %s --runs %s\n' "$warmup" "$default_runs"
   printf 'load_before\t%s\n' "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || :)"
   printf 'srcdir\t%s\n' "$(dirname "$bench")"
 } >"$work/run.info"
@@ -112,7 +112,9 @@ run ()
     [ -z "$setup" ] || printf 'setup\t%s\n' "$setup"
     [ -z "$prime" ] || printf 'prime\t%s\n' "$prime"
     [ -z "$chart" ] || printf 'chart\t%s\n' "$chart"
+    printf 'warmup\t%s\nruns\t%s\n' "$warmup" "${pass_runs:-$default_runs}"
     for i in "${!notes[@]}"; do printf 'note\t%s\n' "${notes[$i]}"; done
+    for i in "${!expects[@]}"; do printf 'expect\t%s\n' "${expects[$i]}"; done
     for i in "${!labels[@]}"; do
       printf 'command\t%s\t%s\n' "${labels[$i]}" "${commands[$i]}"
     done
@@ -137,18 +139,31 @@ run ()
 
 # hyperfine_pass JSON INDEX...: one hyperfine run over the comparison's
 # commands, in the order of the indexes given.
+#
+# hyperfine gives only the mean of the CPU times, and the report needs
+# every run's to give their spread, so each command runs under bash's
+# "time", which appends the run's elapsed, user and system seconds
+# (children included: the client's whole process tree, which is what
+# the shell waits for) to $work/ID[.rev].times.INDEX; the command's own
+# stderr goes where hyperfine sends it, through fd 3.  bash's time
+# keeps milliseconds where GNU time keeps hundredths.
 hyperfine_pass ()
 {
-  local json=$1 i args=()
+  local json=$1 i args=() times
   shift
   for i in "$@"; do
-    args+=("--command-name=${labels[$i]}" "${commands[$i]}")
+    times=$work/${json%.json}.times.$i
+    : >"$times"
+    args+=("--command-name=${labels[$i]}"
+           "{ time { ${commands[$i]}
+} 2>&3; } 3>&2 2>>$(printf '%q' "$times")")
   done
   [ "$fresh" != yes ] || args=(--prepare "$prepare" "${args[@]}")
   # In the background and waited for, so that a TERM or INT reaches the
   # trap at once, not only once hyperfine has finished the comparison.
-  hyperfine "${hf_opts[@]}" --style basic --export-json "$work/$json" \
-    "${args[@]}" >&2 &
+  TIMEFORMAT='%3R %3U %3S' \
+  hyperfine --warmup "$warmup" --runs "${pass_runs:-$default_runs}" --shell=bash \
+    --style basic --export-json "$work/$json" "${args[@]}" >&2 &
   hf_pid=$!
   wait "$hf_pid" ||
     die "$id: hyperfine failed (it hides the commands' output: run the" \

@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# bench/report.py judges each claim in numbers from the runs: here on
+# runs written by hand, so that every verdict is known beforehand (a
+# real run's numbers cannot be), in both metrics, for a ratio, a
+# difference and a single median; and it refuses a claim that names no
+# command, and CPU times that do not match hyperfine's runs.
+source "$abs_top_srcdir/tests/functions.sh"
+requires python3
+
+w=$tmpdir/work
+mkdir "$w"
+printf 'started\tnow\nhost\ttest\nquick\t0\nhyperfine_opts\t--warmup 1 --runs 3\n' >"$w/run.info"
+
+# json FILE LABEL:TIMES...: a hyperfine export with those wall times.
+json ()
+{
+  local f=$1 sep= c label times
+  shift
+  {
+    printf '{"results": ['
+    for c in "$@"; do
+      label=${c%%:*} times=${c#*:}
+      printf '%s{"command": "%s", "times": [%s]}' "$sep" "$label" "$times"
+      sep=,
+    done
+    printf ']}\n'
+  } >"$f"
+}
+# times FILE USER SYSTEM...: bash time lines, a warm-up line first.
+times ()
+{
+  local f=$1
+  shift
+  echo "9.999 9.999 9.999" >"$f"
+  while [ $# -gt 0 ]; do
+    echo "1.000 $1 $2" >>"$f"
+    shift 2
+  done
+}
+
+# Wall times: B twice A; C is A; D straddles 0.97 A.  CPU: A uses 0.2 s
+# a run, B 0.1 s (in user and system), C and D as A.
+cat >"$w/t.meta" <<'EOF2'
+id	t
+title	Synthetic
+claim	known verdicts
+baseline	A
+fresh	no
+warmup	1
+runs	3
+command	A	a
+command	B	b
+command	C	c
+command	D	d
+expect	wall	A	below	0.97	B
+expect	wall	A	above	1.23	B
+expect	wall	A	about	1	B
+expect	wall	A	no-more	1	B
+expect	wall	C	about	1	A
+expect	wall	C	below	0.97	A
+expect	wall	D	below	0.97	A
+expect	cpu	B	below	0.6	A
+expect	cpu	C	about	1	A
+expect	wall	A	below	0.5s	B
+expect	wall	B	below	1s
+EOF2
+json "$w/t.json" "A:1.00,1.01,0.99" "B:2.00,2.02,1.98" "C:1.00,1.01,0.99" "D:0.70,1.20,0.90"
+json "$w/t.rev.json" "D:1.05,0.80,1.10" "C:1.02,0.98,1.00" "B:2.04,1.96,2.00" "A:1.02,0.98,1.00"
+for p in t t.rev; do
+  times "$w/$p.times.0" 0.150 0.050 0.152 0.050 0.148 0.050
+  times "$w/$p.times.1" 0.075 0.025 0.076 0.025 0.074 0.025
+  times "$w/$p.times.2" 0.150 0.050 0.152 0.050 0.148 0.050
+  times "$w/$p.times.3" 0.150 0.050 0.152 0.050 0.148 0.050
+done
+
+report ()
+{
+  python3 "$abs_top_srcdir/bench/report.py" --info "$w/run.info" \
+    --output "$tmpdir/report.md" --chart "$tmpdir/chart.svg" "$w/t.meta"
+}
+report || fail "report.py failed"
+cat "$tmpdir/report.md"
+
+# verdict CLAIM VERDICT [RESOLVABLE]: the top table's row for CLAIM.
+verdict ()
+{
+  local row
+  row=$(grep -F "| t | $1 |" "$tmpdir/report.md" | head -1)
+  [ -n "$row" ] || fail "no row for: $1"
+  case $row in
+    *"| $2 |") ;;
+    *) fail "expected '$2' for: $1; found: $row" ;;
+  esac
+  [ -z "${3:-}" ] || case $row in
+    *"| $3 | $2 |") ;;
+    *) fail "expected resolvable '$3' for: $1; found: $row" ;;
+  esac
+}
+verdict '`A` / `B` below 0.97' "borne out" yes
+verdict '`A` / `B` above 1.23' "not borne out" yes
+verdict '`A` / `B` about 1' "not borne out: a difference shows" n/a
+verdict '`A` / `B` no-more 1' "borne out"
+verdict '`C` / `A` about 1' "borne out" n/a
+verdict '`C` / `A` below 0.97' "not borne out" yes
+verdict '`D` / `A` below 0.97' "undecided: the interval holds the bound" no
+verdict '`B` / `A` below 0.6' "borne out" yes
+verdict '`C` / `A` about 1' "borne out"
+verdict '`A` − `B` below 0.5s' "borne out" yes
+verdict '`B` below 1s' "not borne out" yes
+# The medians: A/B 0.500 in wall time; B/A 0.500 in CPU (0.1 against 0.2).
+grep -Fq '| t | `A` / `B` below 0.97 | wall time | 0.500 [' "$tmpdir/report.md" ||
+  fail "wrong wall ratio"
+grep -Fq '| t | `B` / `A` below 0.6 | client CPU time | 0.500 [' "$tmpdir/report.md" ||
+  fail "wrong CPU ratio"
+grep -Fq '| `B` | 2.000 ± 0.028 | 0.100 ± 0.001 | 0.025 | 6 | 2.00 | 0.50 |' \
+  "$tmpdir/report.md" || fail "wrong table row for B"
+
+# A claim about a command that was not run, and CPU times with a run
+# missing: each stops the report with a message naming it.
+sed -i 's/^expect\twall\tB\tbelow\t1s$/expect\twall\tE\tbelow\t1s/' "$w/t.meta"
+! report 2>"$tmpdir/err" || fail "report.py took a claim about E"
+grep -q "expect names 'E'" "$tmpdir/err" || fail "message: $(cat "$tmpdir/err")"
+sed -i 's/^expect\twall\tE\tbelow\t1s$/expect\twall\tB\tbelow\t1s/' "$w/t.meta"
+sed -i '$d' "$w/t.rev.times.2"
+! report 2>"$tmpdir/err" || fail "report.py took a short times file"
+grep -q "t.rev.times.2 has 3 runs, expected 1 warm-up + 3" "$tmpdir/err" ||
+  fail "message: $(cat "$tmpdir/err")"
+echo ok
