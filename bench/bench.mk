@@ -43,6 +43,8 @@ EXTRA_DIST += \
 	bench/results/2026-12-03-010630-vm.md \
 	bench/results/2026-12-03-013916-vm.md \
 	bench/results/2026-12-03-014214-vm.md \
+	bench/results/2026-12-03-040343-vm-request-size.svg \
+	bench/results/2026-12-03-040343-vm.md \
 	bench/results/2026-12-03-calibrate-vm.txt \
 	bench/interleave.sh \
 	bench/run.sh \

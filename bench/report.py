@@ -280,10 +280,13 @@ def judge(meta, expect, results):
     if kind == "ratio":
         what = "`%s` / `%s`" % (cell(label), cell(other))
         shown = "%.3f [%.3f, %.3f]" % (point, lo, hi)
-        resolution = "±%.1f%%" % (half * 100)
+        # Relative to the median: run-to-run noise grows with the times,
+        # so a ratio of 14 is not resolved 14 times less finely.
+        rel = half / point if point > 0 else float("inf")
+        resolution = "±%.1f%%" % (rel * 100)
         effect = abs(bound - 1)
         claimed = ("%.0f%%" % (effect * 100) if effect > 0 else "any")
-        resolves = (effect > half) if effect > 0 else None
+        resolves = (effect > rel) if effect > 0 else None
     else:
         what = ("`%s` − `%s`" % (cell(label), cell(other))
                 if kind == "difference" else "`%s`" % cell(label))
@@ -495,7 +498,8 @@ def header(info, out):
         "command's runs, independently, seed 1).  *Borne out* means the "
         "whole interval meets the claim; *not borne out*, that none of "
         "it does; *undecided*, that the interval straddles the claimed "
-        "bound.  The resolution is half the interval's width: a true "
+        "bound.  The resolution is half the interval's width (relative "
+        "to the median, for a ratio): a true "
         "effect smaller than that cannot be told from noise by this run, "
         "so a claimed effect smaller than the resolution is marked not "
         "resolvable, whatever the verdict." % RESAMPLES)

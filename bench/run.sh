@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # run.sh: the benchmarks behind the claims in the docs (make bench).
 #
-# Each comparison is one hyperfine invocation over the commands it
-# compares.  The servers are captive: started on Unix sockets in a
-# temporary directory, restarted in hyperfine's --prepare before every
-# run when the run writes to them (so a memory destination is empty each
-# time and server start-up is not timed), and stopped at the end or on
-# interrupt.  The timed command is only the client.  bench/report.py
-# turns hyperfine's JSON into a Markdown report, written to
-# $BENCH_RESULTS/DATE-HOST.md and to stdout; hyperfine's own output goes
-# to stderr.
+# Each comparison is two hyperfine passes over the commands it
+# compares, the second in reverse order.  The servers are captive:
+# started on Unix sockets in a temporary directory, either once for all
+# the runs (when every run leaves them as it found them, a primed
+# memory destination included) or in hyperfine's --prepare before every
+# run (a new qcow2 or sparse file each time), and stopped at the end or
+# on interrupt; their start-up is not timed, only the client is.  Every
+# run's client CPU time is recorded beside hyperfine's wall time.
+# bench/report.py turns them into a Markdown report that judges each
+# claim in numbers, written to $BENCH_RESULTS/DATE-HOST.md and to
+# stdout; hyperfine's own output goes to stderr.
 #
 # Environment (make bench passes the make variables of the same names):
 #   QUICK=1        small images, no warm-up, 2 runs: checks the harness
