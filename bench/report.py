@@ -236,6 +236,11 @@ def judge(meta, expect, results):
         if l is not None and l not in results:
             sys.exit("report.py: %s: expect names '%s', not a command"
                      % (meta["id"], l))
+    if not re.fullmatch(r"[0-9]+(\.[0-9]+)?s?", value) or (
+            not other and not value.endswith("s")):
+        sys.exit("report.py: %s: expect value '%s' is not a ratio or, "
+                 "in seconds, a time (1s) or difference (0.5s)"
+                 % (meta["id"], value))
     seconds = value.endswith("s")
     bound = float(value[:-1] if seconds else value)
     num = results[label][key]
@@ -293,7 +298,10 @@ def judge(meta, expect, results):
         shown = "%.3f s [%.3f, %.3f]" % (point, lo, hi)
         resolution = "±%.3f s" % half
         claimed = "%g s" % bound
-        resolves = bound > half
+        # A difference resolves its bound when the noise is smaller than
+        # the bound; a single median's bound is a limit, not an effect.
+        resolves = (bound > half if kind == "difference" and bound > 0
+                    else None)
     if op == "about":
         claimed = "none"
         resolves = None
@@ -430,8 +438,12 @@ def header(info, out):
     except AttributeError:
         cpus = os.cpu_count()
     un = platform.uname()
-    nbdcopy = subprocess.run(["nbdcopy", "--version"], capture_output=True,
-                             text=True, check=False).stdout.split("\n")
+    try:
+        nbdcopy = subprocess.run(["nbdcopy", "--version"],
+                                 capture_output=True, text=True,
+                                 check=False).stdout.split("\n")
+    except OSError:
+        nbdcopy = [""]
     libnbd = next((l for l in nbdcopy if l.startswith("libnbd")), "unknown")
     out.append("## Machine")
     out.append("")
@@ -444,6 +456,7 @@ def header(info, out):
         ("run", "%s to %s" % (info.get("started", "?"),
                               info.get("finished", "?"))),
         ("examples", "%s (git %s)" % (shutil.which("copy-libev") or "?",
+                                      info.get("git") or
                                       git_describe(info.get("srcdir", ".")))),
         ("nbdkit", first_line(["nbdkit", "--version"])),
         ("qemu", first_line(["qemu-img", "--version"])),
@@ -483,10 +496,13 @@ def header(info, out):
     out.append(
         "Wall time is hyperfine's.  Client CPU time is user + system time "
         "of the client's process tree, taken for every run by bash's "
-        "`time` keyword around the command (`{ time { COMMAND } 2>&3; } "
+        "`time` keyword around the command (`{ time { COMMAND } 2>&3 3>&-; } "
         "3>&2 2>>FILE`, milliseconds); the servers are not the client's "
         "children, so their CPU time is not in it, but it is in the wall "
-        "time: on 2 cores the servers and the client share the machine.")
+        "time: on 2 cores the servers and the client share the machine.  "
+        "The exception is a captive server, which a program starts "
+        "itself (the FILE and `[ ... ]` rows of comparison 10): it is "
+        "the program's child, and its CPU time is in the client's.")
     out.append("")
     out.append(
         "The ratios are a command's mean over the baseline's: below 1.00 "
@@ -495,14 +511,19 @@ def header(info, out):
         "client saves, wall time for the rest): the ratio of two "
         "commands' medians (or their difference, or one median) with a "
         "95%% percentile bootstrap interval (%d resamples of each "
-        "command's runs, independently, seed 1).  *Borne out* means the "
-        "whole interval meets the claim; *not borne out*, that none of "
-        "it does; *undecided*, that the interval straddles the claimed "
-        "bound.  The resolution is half the interval's width (relative "
-        "to the median, for a ratio): a true "
-        "effect smaller than that cannot be told from noise by this run, "
-        "so a claimed effect smaller than the resolution is marked not "
-        "resolvable, whatever the verdict." % RESAMPLES)
+        "command's runs, independently, seed 1).  For a claim *below* or "
+        "*above* a bound, *borne out* means the whole interval meets the "
+        "claim, *not borne out* that none of it does, *undecided* that "
+        "the interval straddles the bound.  A claim of no difference "
+        "(*about* 1) is borne out when the interval holds 1: no "
+        "difference larger than the resolution shows.  A claim of *no "
+        "more* than a bound (\"no slower than\") is borne out when the "
+        "interval reaches down to the bound: the run does not show it "
+        "worse.  The resolution is half the interval's width (relative "
+        "to the median, for a ratio): a true effect smaller than that "
+        "cannot be told from noise by this run, so a claimed effect "
+        "smaller than the resolution is marked not resolvable, whatever "
+        "the verdict." % RESAMPLES)
     out.append("")
 
 

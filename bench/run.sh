@@ -98,6 +98,9 @@ export SRC DST
   printf 'hyperfine_opts\t--warmup %s --runs %s\n' "$warmup" "$default_runs"
   printf 'load_before\t%s\n' "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || :)"
   printf 'srcdir\t%s\n' "$(dirname "$bench")"
+  # The revision measured is the one at the start: the tree may change
+  # while a long run goes on.
+  printf 'git\t%s\n' "$(git -C "$(dirname "$bench")" describe --always --dirty --tags 2>/dev/null || :)"
 } >"$work/run.info"
 metas=()
 
@@ -158,12 +161,13 @@ hyperfine_pass ()
     : >"$times"
     args+=("--command-name=${labels[$i]}"
            "{ time { ${commands[$i]}
-} 2>&3; } 3>&2 2>>$(printf '%q' "$times")")
+} 2>&3 3>&-; } 3>&2 2>>$(printf '%q' "$times")")
   done
   [ "$fresh" != yes ] || args=(--prepare "$prepare" "${args[@]}")
   # In the background and waited for, so that a TERM or INT reaches the
   # trap at once, not only once hyperfine has finished the comparison.
-  TIMEFORMAT='%3R %3U %3S' \
+  # LC_ALL=C: bash's time writes the locale's decimal separator.
+  LC_ALL=C TIMEFORMAT='%3R %3U %3S' \
   hyperfine --warmup "$warmup" --runs "${pass_runs:-$default_runs}" --shell=bash \
     --style basic --export-json "$work/$json" "${args[@]}" >&2 &
   hf_pid=$!

@@ -9,12 +9,14 @@
 # nbd+unix:///?socket=$BENCH_STATE/NAME.sock, known before it starts)
 # and writes $BENCH_STATE/NAME.pid.  For each comparison bench/run.sh
 # builds one prepare command, "stop-all", then the comparison's setup
-# (creating qcow2 images, say), then "start" for each server.  When the
-# comparison writes, that command is hyperfine's --prepare, so each timed
-# run meets fresh servers (an empty memory destination, a new qcow2) and
-# server start-up is not timed; when it only reads, run.sh runs it once
-# before the runs.  run.sh calls "stop-all" after each comparison and
-# from its trap.
+# (creating qcow2 images, say), then "start" for each server, then the
+# comparison's prime step, if any (filling a memory destination).  When
+# each run needs fresh servers (a new qcow2, a new sparse file), that
+# command is hyperfine's --prepare, so server start-up is not timed;
+# when every run leaves the servers as it found them (they are only
+# read, or a primed or null destination is written the same way each
+# time), run.sh runs it once before the runs.  run.sh calls "stop-all"
+# after each comparison and from its trap.
 #
 # Example:
 #   export BENCH_STATE=$(mktemp -d)

@@ -63,6 +63,10 @@ expect	cpu	B	below	0.6	A
 expect	cpu	C	about	1	A
 expect	wall	A	below	0.5s	B
 expect	wall	B	below	1s
+expect	wall	B	above	1.5	A
+expect	wall	D	above	0.97	A
+expect	wall	B	no-more	1	A
+expect	wall	D	no-more	0.97	A
 EOF2
 json "$w/t.json" "A:1.00,1.01,0.99" "B:2.00,2.02,1.98" "C:1.00,1.01,0.99" "D:0.70,1.20,0.90"
 json "$w/t.rev.json" "D:1.05,0.80,1.10" "C:1.02,0.98,1.00" "B:2.04,1.96,2.00" "A:1.02,0.98,1.00"
@@ -73,43 +77,81 @@ for p in t t.rev; do
   times "$w/$p.times.3" 0.150 0.050 0.152 0.050 0.148 0.050
 done
 
+# A second comparison in milliseconds: G takes 14 times F's time.
+cat >"$w/u.meta" <<'EOF2'
+id	u
+title	Synthetic, short
+claim	known verdicts
+baseline	F
+fresh	no
+warmup	1
+runs	3
+command	F	f
+command	G	g
+expect	wall	G	above	1.23	F
+EOF2
+json "$w/u.json" "F:0.010,0.0102,0.0098" "G:0.140,0.142,0.138"
+json "$w/u.rev.json" "G:0.141,0.139,0.140" "F:0.0101,0.0099,0.010"
+for p in u u.rev; do
+  times "$w/$p.times.0" 0.005 0.004 0.005 0.004 0.005 0.004
+  times "$w/$p.times.1" 0.070 0.060 0.071 0.060 0.069 0.060
+done
+
 report ()
 {
   python3 "$abs_top_srcdir/bench/report.py" --info "$w/run.info" \
-    --output "$tmpdir/report.md" --chart "$tmpdir/chart.svg" "$w/t.meta"
+    --output "$tmpdir/report.md" --chart "$tmpdir/chart.svg" \
+    "$w/t.meta" "$w/u.meta"
 }
 report || fail "report.py failed"
 cat "$tmpdir/report.md"
 
-# verdict CLAIM VERDICT [RESOLVABLE]: the top table's row for CLAIM.
+# verdict ID METRIC CLAIM VERDICT [RESOLVABLE]: the top table's row for
+# CLAIM of comparison ID, in METRIC (wall or cpu).
 verdict ()
 {
-  local row
-  row=$(grep -F "| t | $1 |" "$tmpdir/report.md" | head -1)
-  [ -n "$row" ] || fail "no row for: $1"
+  local row metric
+  case $2 in wall) metric="wall time" ;; *) metric="client CPU time" ;; esac
+  row=$(grep -F "| $1 | $3 | $metric |" "$tmpdir/report.md" | head -1)
+  [ -n "$row" ] || fail "no row for: $1 $3 ($metric)"
   case $row in
-    *"| $2 |") ;;
-    *) fail "expected '$2' for: $1; found: $row" ;;
+    *"| $4 |") ;;
+    *) fail "expected '$4' for: $3; found: $row" ;;
   esac
-  [ -z "${3:-}" ] || case $row in
-    *"| $3 | $2 |") ;;
-    *) fail "expected resolvable '$3' for: $1; found: $row" ;;
+  [ -z "${5:-}" ] || case $row in
+    *"| $5 | $4 |") ;;
+    *) fail "expected resolvable '$5' for: $3; found: $row" ;;
   esac
 }
-verdict '`A` / `B` below 0.97' "borne out" yes
-verdict '`A` / `B` above 1.23' "not borne out" yes
-verdict '`A` / `B` about 1' "not borne out: a difference shows" n/a
-verdict '`A` / `B` no-more 1' "borne out"
-verdict '`C` / `A` about 1' "borne out" n/a
-verdict '`C` / `A` below 0.97' "not borne out" yes
-verdict '`D` / `A` below 0.97' "undecided: the interval holds the bound" no
-verdict '`B` / `A` below 0.6' "borne out" yes
-verdict '`C` / `A` about 1' "borne out"
-verdict '`A` − `B` below 0.5s' "borne out" yes
-verdict '`B` below 1s' "not borne out" yes
-# The medians: A/B 0.500 in wall time; B/A 0.500 in CPU (0.1 against 0.2).
-grep -Fq '| t | `A` / `B` below 0.97 | wall time | 0.500 [' "$tmpdir/report.md" ||
-  fail "wrong wall ratio"
+verdict t wall '`A` / `B` below 0.97' "borne out" yes
+verdict t wall '`A` / `B` above 1.23' "not borne out" yes
+verdict t wall '`A` / `B` about 1' "not borne out: a difference shows" n/a
+verdict t wall '`A` / `B` no-more 1' "borne out" n/a
+verdict t wall '`C` / `A` about 1' "borne out" n/a
+verdict t wall '`C` / `A` below 0.97' "not borne out" yes
+verdict t wall '`D` / `A` below 0.97' "undecided: the interval holds the bound" no
+verdict t cpu '`B` / `A` below 0.6' "borne out" yes
+verdict t cpu '`C` / `A` about 1' "borne out" n/a
+verdict t wall '`A` − `B` below 0.5s' "borne out" yes
+verdict t wall '`B` below 1s' "not borne out" n/a
+verdict t wall '`B` / `A` above 1.5' "borne out" yes
+verdict t wall '`D` / `A` above 0.97' "undecided: the interval holds the bound" no
+verdict t wall '`B` / `A` no-more 1' "not borne out" n/a
+verdict t wall '`D` / `A` no-more 0.97' "borne out"
+verdict u wall '`G` / `F` above 1.23' "borne out" yes
+# The medians and intervals: A/B 0.500 in wall time, its resolution
+# half the interval relative to the median; B/A 0.500 in CPU (0.1
+# against 0.2); G/F 14, resolved as finely, relatively, as A/B.
+grep -Fq '| t | `A` / `B` below 0.97 | wall time | 0.500 [0.490, 0.510] | ±2.0% |' \
+  "$tmpdir/report.md" || fail "wrong wall ratio or resolution"
+grep -Fq '| u | `G` / `F` above 1.23 | wall time | 14.000 [' "$tmpdir/report.md" ||
+  fail "wrong ratio of G to F"
+grep -E -q '^\| u \| `G` / `F` above 1.23 \| wall time \| [^|]* \| ±[0-3]\.[0-9]% \|' \
+  "$tmpdir/report.md" || fail "G/F's resolution is not relative to its median"
+grep -Fq '| command | wall mean ± σ (ms) |' "$tmpdir/report.md" ||
+  fail "no table in milliseconds for u"
+grep -Fq '| `G` | 140.0 ± 1.4 | 130.0 ± 0.9 | 60.0 | 6 | 14.00 | 14.44 |' \
+  "$tmpdir/report.md" || fail "wrong table row for G"
 grep -Fq '| t | `B` / `A` below 0.6 | client CPU time | 0.500 [' "$tmpdir/report.md" ||
   fail "wrong CPU ratio"
 grep -Fq '| `B` | 2.000 ± 0.028 | 0.100 ± 0.001 | 0.025 | 6 | 2.00 | 0.50 |' \
