@@ -33,6 +33,7 @@ EXTRA_DIST += \
 	bench/compare.sh \
 	bench/comparisons.sh \
 	bench/report.py \
+	bench/stats.py \
 	bench/results/2026-12-02-145425-vm-request-size.svg \
 	bench/results/2026-12-02-145425-vm.md \
 	bench/results/2026-12-02-201356-vm.md \

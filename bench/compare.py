@@ -43,19 +43,9 @@ import random
 import statistics
 import sys
 
-RESAMPLES = 2000
-CONFIDENCE = 0.95
+from stats import CONFIDENCE, RESAMPLES, bootstrap
+
 THRESHOLD = 0.05
-
-
-def bootstrap(ratios, rng):
-    """The percentile interval of the median of ratios."""
-    n = len(ratios)
-    meds = sorted(statistics.median(rng.choices(ratios, k=n))
-                  for _ in range(RESAMPLES))
-    lo = meds[int((1 - CONFIDENCE) / 2 * RESAMPLES)]
-    hi = meds[int((1 + CONFIDENCE) / 2 * RESAMPLES) - 1]
-    return lo, hi
 
 
 def fail(msg):
@@ -141,7 +131,7 @@ def main():
                 continue        # too short to measure: no ratio
             ratios = [n / o for n, o in zip(new, old)]
             est = statistics.median(ratios)
-            lo, hi = bootstrap(ratios, rng)
+            lo, hi = bootstrap(statistics.median, [ratios], rng)
             v = verdict(lo, hi)
             verdicts.append(v)
             out.append("| %s | `%s` | %d | %s | %s | %s | %.3f | %.3f-%.3f | %s |"

@@ -33,8 +33,11 @@ import platform
 import random
 import re
 import shutil
+import statistics
 import subprocess
 import sys
+
+from stats import RESAMPLES, bootstrap
 
 
 def read_tabbed(path):
@@ -172,16 +175,8 @@ def draw_chart(meta, rows, svg):
 
 def mean_sd(xs):
     """Mean and sample standard deviation (0 for one value)."""
-    n = len(xs)
-    m = sum(xs) / n
-    return m, ((sum((x - m) ** 2 for x in xs) / (n - 1)) ** 0.5 if n > 1
-               else 0.0)
-
-
-def median(xs):
-    s = sorted(xs)
-    n = len(s)
-    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+    return (statistics.mean(xs),
+            statistics.stdev(xs) if len(xs) > 1 else 0.0)
 
 
 def read_times(path, warmup, expected):
@@ -223,7 +218,6 @@ def pooled_results(meta):
 
 
 METRIC_NAME = {"wall": "wall time", "cpu": "client CPU time"}
-RESAMPLES = 2000
 
 
 def judge(meta, expect, results):
@@ -243,8 +237,10 @@ def judge(meta, expect, results):
                  % (meta["id"], value))
     seconds = value.endswith("s")
     bound = float(value[:-1] if seconds else value)
-    num = results[label][key]
-    den = results[other][key] if other else None
+    median = statistics.median
+    samples = [results[label][key]]
+    if other:
+        samples.append(results[other][key])
     if other and seconds:
         kind = "difference"
         stat = lambda a, b: median(a) - median(b)
@@ -253,18 +249,12 @@ def judge(meta, expect, results):
         stat = lambda a, b: median(a) / median(b)
     else:
         kind = "time"
-        stat = lambda a, b: median(a)
-    # The percentile bootstrap of the statistic: resample each command's
-    # runs with replacement, independently (hyperfine does not pair
-    # them), 2000 times with a fixed seed so that a report is the same
-    # from the same runs.
-    rng = random.Random(1)
-    point = stat(num, den)
-    boots = sorted(stat(rng.choices(num, k=len(num)),
-                        rng.choices(den, k=len(den)) if den else None)
-                   for _ in range(RESAMPLES))
-    lo = boots[int(0.025 * RESAMPLES)]
-    hi = boots[int(0.975 * RESAMPLES) - 1]
+        stat = median
+    # Each command's runs are resampled independently: hyperfine does
+    # not pair them.  A new seeded generator per claim, so that a claim's
+    # interval does not depend on the claims before it.
+    point = stat(*samples)
+    lo, hi = bootstrap(stat, samples, random.Random(1))
     half = (hi - lo) / 2
     if op == "below":
         verdict = ("borne out" if hi < bound else

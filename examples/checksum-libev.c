@@ -499,7 +499,11 @@ checksum_image (struct image *img)
   exit (EXIT_SUCCESS);
 }
 
-/* The images named on the command line. */
+/* The images named on the command line.  At file scope, not main's:
+ * a child hashing one of them exits from inside checksum_image, and
+ * valgrind, finding the list in no variable it can see from there,
+ * would report it lost.
+ */
 static struct image *images;
 
 /* The child hashing the current image, for forward_signal. */

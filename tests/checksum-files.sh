@@ -14,15 +14,11 @@ trap '_s=$?; [ -z "$loopdev" ] || losetup -d "$loopdev"; (exit $_s); cleanup' EX
 # 5 MiB and a bit: a multiple of 512, not of 64 KiB.
 size=$((5 * 1024 * 1024 + 1536))
 raw=$tmpdir/img.raw
-qemu-img create -q -f raw "$raw" $size
-qemu-io -f raw \
-  -c 'write -P 0xaa 64k 1M' \
-  -c 'write -P 0x55 3000000 100000' \
-  -c 'write -P 0 4M 64k' \
-  -c "write -P 0x77 $((size - 512)) 512" \
-  "$raw" >/dev/null || fail "qemu-io on $raw"
-qemu-img convert -f raw -O qcow2 "$raw" "$tmpdir/img.qcow2" ||
-  fail "qemu-img convert"
+raw_and_qcow2 "$raw" "$tmpdir/img.qcow2" $size \
+  'write -P 0xaa 64k 1M' \
+  'write -P 0x55 3000000 100000' \
+  'write -P 0 4M 64k' \
+  "write -P 0x77 $((size - 512)) 512"
 want=$(python3 "$abs_top_srcdir/tests/blkhash-ref.py" "$raw") ||
   fail "blkhash-ref.py"
 

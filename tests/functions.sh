@@ -70,6 +70,20 @@ requires ()
   done
 }
 
+# raw_and_qcow2 RAW QCOW2 SIZE QEMU-IO-COMMAND...: a raw image of SIZE
+# bytes written by the qemu-io commands ('write -P 0xaa 1M 64k'), and
+# the same image converted to qcow2.
+raw_and_qcow2 ()
+{
+  local raw=$1 qcow2=$2 size=$3 c args=()
+  shift 3
+  for c in "$@"; do args+=(-c "$c"); done
+  qemu-img create -q -f raw "$raw" "$size"
+  qemu-io -f raw "${args[@]}" "$raw" >/dev/null || fail "qemu-io on $raw"
+  qemu-img convert -f raw -O qcow2 "$raw" "$qcow2" ||
+    fail "qemu-img convert $raw"
+}
+
 # Wait for a pid file written by a daemonising server; record the pid.
 wait_pidfile ()
 {

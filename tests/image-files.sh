@@ -11,16 +11,12 @@ requires_nbdkit_filter blocksize-policy
 
 size=$((10 * 1024 * 1024 + 512))
 src_raw=$tmpdir/src.raw
-qemu-img create -q -f raw "$src_raw" $size
 # Data at unaligned offsets, data that is all zero, and the last sector.
-qemu-io -f raw \
-  -c 'write -P 0xaa 1M 3M' \
-  -c 'write -P 0x55 7000064 1536' \
-  -c 'write -P 0 8M 64k' \
-  -c "write -P 0x11 $((size - 512)) 512" \
-  "$src_raw" >/dev/null || fail "qemu-io on $src_raw"
-qemu-img convert -f raw -O qcow2 "$src_raw" "$tmpdir/src.qcow2" ||
-  fail "qemu-img convert"
+raw_and_qcow2 "$src_raw" "$tmpdir/src.qcow2" $size \
+  'write -P 0xaa 1M 3M' \
+  'write -P 0x55 7000064 1536' \
+  'write -P 0 8M 64k' \
+  "write -P 0x11 $((size - 512)) 512"
 
 # same SRC DST: the guest view of both images is the same, byte for byte.
 same ()
