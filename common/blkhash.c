@@ -1,11 +1,6 @@
 /* nbd-libev-examples: the blkhash block hash.  See blkhash.h. */
 
-#ifdef HAVE_CONFIG_H
-#include <config.h>
-#endif
-
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +8,7 @@
 #include <openssl/evp.h>
 
 #include "blkhash.h"
-#include "util.h"
+#include "iszero.h"
 
 /* A run of zero blocks is fed this many digests per EVP_DigestUpdate
  * (64 KiB for SHA-256): large updates keep the per-call overhead
@@ -22,33 +17,33 @@
 #define ZERO_RUN_DIGESTS 2048
 
 /* OpenSSL's digest calls fail only when out of memory or misused, but a
- * digest that silently skipped data would be worse than useless: the
- * feeding thread dies, a hash thread returns the failure.
+ * digest that silently skipped data would be worse than useless: every
+ * failure is returned, and the program stops.
  */
-static void
-check_evp (int r, const char *what)
-{
-  if (r != 1)
-    die ("%s failed", what);
-}
 
-void
+int
 blkhash_init (struct blkhash *h, const char *digest, uint64_t block_size)
 {
   unsigned char *zeroes;
   size_t i;
+  int r;
 
   memset (h, 0, sizeof *h);
   h->md = EVP_MD_fetch (NULL, digest, NULL);
-  if (h->md == NULL)
-    die ("unknown digest '%s'", digest);
+  if (h->md == NULL) {
+    errno = ENOENT;
+    return -1;
+  }
   h->md_size = EVP_MD_get_size (h->md);
   /* Extendable-output functions such as SHAKE have no fixed size (OpenSSL
    * 3 gives them a default one, which no other tool would agree on).
    */
   if ((EVP_MD_get_flags (h->md) & EVP_MD_FLAG_XOF) != 0 ||
-      h->md_size == 0 || h->md_size > EVP_MAX_MD_SIZE)
-    die ("digest '%s' has no fixed output size", digest);
+      h->md_size == 0 || h->md_size > EVP_MAX_MD_SIZE) {
+    blkhash_free (h);
+    errno = EINVAL;
+    return -1;
+  }
   h->block_size = block_size;
   h->outer = EVP_MD_CTX_new ();
   h->zero_run = malloc (ZERO_RUN_DIGESTS * h->md_size);
@@ -56,16 +51,18 @@ blkhash_init (struct blkhash *h, const char *digest, uint64_t block_size)
    * cannot disagree with a data block that happens to be all zero.
    */
   zeroes = calloc (1, block_size);
-  if (h->outer == NULL || h->zero_run == NULL || zeroes == NULL)
-    die ("cannot allocate a digest context, %zu bytes of zero-block "
-         "digests and a %" PRIu64 "-byte block of zeroes: %s",
-         ZERO_RUN_DIGESTS * h->md_size, block_size, strerror (ENOMEM));
-  check_evp (EVP_DigestInit_ex2 (h->outer, h->md, NULL), "digest init");
-  check_evp (EVP_Digest (zeroes, block_size, h->zero_digest, NULL,
-                         h->md, NULL), "digest");
+  r = h->outer && h->zero_run && zeroes &&
+    EVP_DigestInit_ex2 (h->outer, h->md, NULL) == 1 &&
+    EVP_Digest (zeroes, block_size, h->zero_digest, NULL, h->md, NULL) == 1;
   free (zeroes);
+  if (!r) {
+    blkhash_free (h);
+    errno = ENOMEM;
+    return -1;
+  }
   for (i = 0; i < ZERO_RUN_DIGESTS; i++)
     memcpy (h->zero_run + i * h->md_size, h->zero_digest, h->md_size);
+  return 0;
 }
 
 void
@@ -80,7 +77,7 @@ blkhash_free (struct blkhash *h)
 uint64_t
 blkhash_nr_blocks (const struct blkhash *h, uint64_t len)
 {
-  return round_up (len, h->block_size) / h->block_size;
+  return (len + h->block_size - 1) / h->block_size;
 }
 
 /* The digest of one block into md.  A full block of zeroes takes the
@@ -111,7 +108,7 @@ blkhash_blocks (const struct blkhash *h, EVP_MD_CTX *ctx,
   size_t i, n;
 
   for (i = 0; i < len; i += n) {
-    n = MIN (h->block_size, len - i);
+    n = len - i < h->block_size ? len - i : h->block_size;
     if (hash_block (h, ctx, p + i, n, digests) == -1)
       return -1;
     digests += h->md_size;
@@ -119,29 +116,31 @@ blkhash_blocks (const struct blkhash *h, EVP_MD_CTX *ctx,
   return 0;
 }
 
-void
+int
 blkhash_feed (struct blkhash *h, const unsigned char *digests,
               uint64_t nr_blocks)
 {
-  check_evp (EVP_DigestUpdate (h->outer, digests, nr_blocks * h->md_size),
-             "digest update");
+  return EVP_DigestUpdate (h->outer, digests, nr_blocks * h->md_size) == 1
+    ? 0 : -1;
 }
 
-void
+int
 blkhash_feed_zero_blocks (struct blkhash *h, uint64_t nr_blocks)
 {
   uint64_t n;
 
   for (; nr_blocks > 0; nr_blocks -= n) {
-    n = MIN (nr_blocks, (uint64_t) ZERO_RUN_DIGESTS);
-    blkhash_feed (h, h->zero_run, n);
+    n = nr_blocks < ZERO_RUN_DIGESTS ? nr_blocks : ZERO_RUN_DIGESTS;
+    if (blkhash_feed (h, h->zero_run, n) == -1)
+      return -1;
   }
+  return 0;
 }
 
 /* The size, little-endian, is what makes an image differ from the same
  * image with a few more zero bytes on the end.
  */
-void
+int
 blkhash_final (struct blkhash *h, uint64_t image_size, char *hex)
 {
   unsigned char le[8], md[EVP_MAX_MD_SIZE];
@@ -149,8 +148,10 @@ blkhash_final (struct blkhash *h, uint64_t image_size, char *hex)
 
   for (i = 0; i < 8; i++)
     le[i] = image_size >> (8 * i);
-  check_evp (EVP_DigestUpdate (h->outer, le, sizeof le), "digest update");
-  check_evp (EVP_DigestFinal_ex (h->outer, md, NULL), "digest final");
+  if (EVP_DigestUpdate (h->outer, le, sizeof le) != 1 ||
+      EVP_DigestFinal_ex (h->outer, md, NULL) != 1)
+    return -1;
   for (i = 0; i < h->md_size; i++)
     sprintf (hex + 2 * i, "%02x", md[i]);
+  return 0;
 }

@@ -53,10 +53,10 @@ struct blkhash {
 };
 
 /* Set up the hash with the named digest and block size (a power of
- * two).  Fatal, with a message, for an unknown digest or one without a
- * fixed size.
+ * two).  Returns 0, or -1 with errno ENOENT (OpenSSL knows no such
+ * digest), EINVAL (its output has no fixed size) or ENOMEM.
  */
-void blkhash_init (struct blkhash *h, const char *digest, uint64_t block_size);
+int blkhash_init (struct blkhash *h, const char *digest, uint64_t block_size);
 void blkhash_free (struct blkhash *h);
 
 /* How many blocks len bytes cover; the last may be short. */
@@ -73,15 +73,15 @@ int blkhash_blocks (const struct blkhash *h, EVP_MD_CTX *ctx,
 
 /* The feeding thread, in block order: nr_blocks digests from an array
  * that blkhash_blocks filled; nr_blocks whole blocks of zeroes, without
- * any data.
+ * any data.  Return 0, or -1 if OpenSSL failed.
  */
-void blkhash_feed (struct blkhash *h, const unsigned char *digests,
-                   uint64_t nr_blocks);
-void blkhash_feed_zero_blocks (struct blkhash *h, uint64_t nr_blocks);
+int blkhash_feed (struct blkhash *h, const unsigned char *digests,
+                  uint64_t nr_blocks);
+int blkhash_feed_zero_blocks (struct blkhash *h, uint64_t nr_blocks);
 
 /* Finish with the image size and write the digest in hex to hex, which
- * has room for BLKHASH_HEX_SIZE characters.
+ * has room for BLKHASH_HEX_SIZE characters.  Returns 0 or -1.
  */
-void blkhash_final (struct blkhash *h, uint64_t image_size, char *hex);
+int blkhash_final (struct blkhash *h, uint64_t image_size, char *hex);
 
 #endif /* NBD_LIBEV_EXAMPLES_BLKHASH_H */

@@ -1,18 +1,17 @@
 /* nbd-libev-examples: the source's allocation map.  See extents.h. */
 
-#ifdef HAVE_CONFIG_H
-#include <config.h>
-#endif
-
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <libnbd.h>
 
 #include "extents.h"
-#include "util.h"
+
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
 
 /* With 64-bit lengths one command may cover much more; 1 TiB bounds the
  * memory a very fragmented reply can take.
@@ -118,15 +117,33 @@ status_done (void *user_data, int *error)
   return 1;
 }
 
-void
+/* If map->verbose: one line on stderr, named after the export. */
+static void
+map_debug (const struct extent_map *map, const char *fmt, ...)
+{
+  va_list ap;
+
+  if (!map->verbose)
+    return;
+  flockfile (stderr);
+  fprintf (stderr, "%s: ", map->name);
+  va_start (ap, fmt);
+  vfprintf (stderr, fmt, ap);
+  va_end (ap);
+  fputc ('\n', stderr);
+  funlockfile (stderr);
+}
+
+int
 extents_init (struct extent_map *map, struct nbd_handle *nbd,
-              const char *name)
+              const char *name, bool verbose)
 {
   int64_t size = nbd_get_size (nbd);
 
   if (size == -1)
-    die ("%s: %s", name, nbd_get_error ());
+    return -1;
   memset (map, 0, sizeof *map);
+  map->verbose = verbose;
   map->nbd = nbd;
   map->name = name;
   map->size = size;
@@ -137,9 +154,9 @@ extents_init (struct extent_map *map, struct nbd_handle *nbd,
   if (nbd_get_extended_headers_negotiated (nbd) == 1)
     map->window = WINDOW_64;
 #endif
-  debug ("%s: %s", name,
-         map->supported ? "reading extents with block status"
-         : "no base:allocation: every extent is data");
+  map_debug (map, "%s", map->supported ? "reading extents with block status"
+             : "no base:allocation: every extent is data");
+  return 0;
 }
 
 void
@@ -162,7 +179,7 @@ compact (struct extent_map *map)
   map->first = 0;
 }
 
-void
+int
 extents_pump (struct extent_map *map, uint64_t offset, uint64_t ahead)
 {
   uint64_t length;
@@ -172,32 +189,29 @@ extents_pump (struct extent_map *map, uint64_t offset, uint64_t ahead)
     /* Whatever the reply described before the error is still true; the
      * rest of the range asked for is read as data, which is always right.
      */
-    debug ("%s: block status at offset %" PRIu64 " length %" PRIu64
-           " failed (%s): reading that range as data",
-           map->name, map->req_offset, map->req_length, strerror (map->error));
+    map_debug (map, "block status at offset %" PRIu64 " length %" PRIu64
+               " failed (%s): reading that range as data",
+               map->req_offset, map->req_length, strerror (map->error));
     map->error = 0;
     if (append (map, map->req_offset + map->req_length - map->end, false) == -1)
-      die ("%s: cannot grow the extent map past %zu extents: %s",
-           map->name, map->alloc, strerror (errno));
+      return -1;
   }
-  if (!map->supported && map->end < map->size) {
-    if (append (map, map->size - map->end, false) == -1)
-      die ("%s: cannot grow the extent map past %zu extents: %s",
-           map->name, map->alloc, strerror (errno));
-  }
+  if (!map->supported && map->end < map->size &&
+      append (map, map->size - map->end, false) == -1)
+    return -1;
   compact (map);
 
   if (map->in_flight || map->end >= map->size ||
       map->end >= offset + ahead)
-    return;
+    return 0;
 
   length = MIN (map->window, map->size - map->end);
   map->req_offset = map->end;
   map->req_length = length;
   map->in_flight = true;
   map->commands++;
-  debug ("%s: block status offset %" PRIu64 " length %" PRIu64,
-         map->name, map->req_offset, length);
+  map_debug (map, "block status offset %" PRIu64 " length %" PRIu64,
+             map->req_offset, length);
 #ifdef LIBNBD_HAVE_NBD_AIO_BLOCK_STATUS_64
   r = nbd_aio_block_status_64 (map->nbd, length, map->end,
                                (nbd_extent64_callback) {
@@ -213,9 +227,15 @@ extents_pump (struct extent_map *map, uint64_t offset, uint64_t ahead)
                               .callback = status_done, .user_data = map },
                             0);
 #endif
-  if (r == -1)
-    die ("%s: block status at offset %" PRIu64 " length %" PRIu64 ": %s",
-         map->name, map->req_offset, length, nbd_get_error ());
+  /* A command libnbd refuses to send is a failed one: its range is
+   * read as data, at once, as nothing else may wake the loop for it.
+   */
+  if (r == -1) {
+    map->in_flight = false;
+    map->error = nbd_get_errno () ? nbd_get_errno () : EIO;
+    return extents_pump (map, offset, ahead);
+  }
+  return 0;
 }
 
 bool

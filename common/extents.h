@@ -24,9 +24,10 @@
  *    has its own command in flight, so the servers answer concurrently.
  *
  *  - Fallbacks: a server without base:allocation, or a block-status
- *    command that fails, yields data extents (the caller reads them, so
- *    the result is still correct, only slower).  A failure is reported
- *    under -v.
+ *    command that fails or that libnbd refuses to send, yields data
+ *    extents (the caller reads them, so the result is still correct,
+ *    only slower).  With map->verbose, each command and each failure is
+ *    a line on stderr.
  */
 
 #ifndef NBD_LIBEV_EXAMPLES_EXTENTS_H
@@ -57,6 +58,7 @@ struct extent {
 struct extent_map {
   struct nbd_handle *nbd;
   const char *name;             /* for messages */
+  bool verbose;                 /* print commands and failures */
   uint64_t size;                /* export size */
   bool supported;               /* server has base:allocation */
   uint64_t window;              /* bytes asked for per command */
@@ -76,18 +78,20 @@ struct extent_map {
 };
 
 /* Set up the map for a connected handle that asked for base:allocation
- * (connect_options.want_extents).  name labels messages.
+ * (nbd_add_meta_context before connecting).  name labels messages.
+ * Returns -1 if libnbd cannot tell the export's size (nbd_get_error).
  */
-void extents_init (struct extent_map *map, struct nbd_handle *nbd,
-                   const char *name);
+int extents_init (struct extent_map *map, struct nbd_handle *nbd,
+                  const char *name, bool verbose);
 void extents_free (struct extent_map *map);
 
 /* From the program's ev_prepare watcher: start the next block-status
  * command if none is in flight and the map does not yet reach offset +
  * ahead (or the end of the export).  Also turns a failed command into
- * data extents.
+ * data extents.  Returns -1 only if the map cannot grow (errno
+ * ENOMEM).
  */
-void extents_pump (struct extent_map *map, uint64_t offset, uint64_t ahead);
+int extents_pump (struct extent_map *map, uint64_t offset, uint64_t ahead);
 
 /* The extent containing offset, clipped to start at offset and to be at
  * most max_length long.  Returns false if the map does not reach offset

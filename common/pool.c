@@ -1,9 +1,5 @@
 /* nbd-libev-examples: worker threads beside a libev loop.  See pool.h. */
 
-#ifdef HAVE_CONFIG_H
-#include <config.h>
-#endif
-
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -14,7 +10,6 @@
 
 #include "pool.h"
 #include "ring.h"
-#include "util.h"
 
 unsigned
 pool_default_threads (unsigned max)
@@ -83,7 +78,7 @@ wake_cb (struct ev_loop *loop, ev_async *w, int revents)
 {
 }
 
-void
+int
 pool_start (struct pool *p, struct ev_loop *loop, unsigned nr_threads,
             unsigned queue_size, const struct pool_ops *ops, void *opaque)
 {
@@ -92,32 +87,46 @@ pool_start (struct pool *p, struct ev_loop *loop, unsigned nr_threads,
   int r;
 
   memset (p, 0, sizeof *p);
-  pthread_mutex_init (&p->lock, NULL);
-  pthread_cond_init (&p->cond, NULL);
+  if (nr_threads < 1 || nr_threads > POOL_MAX_THREADS) {
+    errno = EINVAL;
+    return -1;
+  }
   p->queue = calloc (queue_size, sizeof *p->queue);
   p->outcome = calloc (queue_size, sizeof *p->outcome);
-  if (p->queue == NULL || p->outcome == NULL)
-    die ("cannot allocate a queue of %u slots: %s",
-         queue_size, strerror (errno));
+  if (p->queue == NULL || p->outcome == NULL) {
+    free (p->queue);
+    free (p->outcome);
+    p->queue = NULL;
+    errno = ENOMEM;
+    return -1;
+  }
+  pthread_mutex_init (&p->lock, NULL);
+  pthread_cond_init (&p->cond, NULL);
   p->size = queue_size;
   p->ops = ops;
   p->loop = loop;
   ev_async_init (&p->wake, wake_cb);
   ev_async_start (loop, &p->wake);
 
-  if (nr_threads < 1 || nr_threads > POOL_MAX_THREADS)
-    die ("cannot start %u threads (1 to %d)", nr_threads, POOL_MAX_THREADS);
+  /* A thread that cannot start stops those already running: the
+   * caller gets an error, never a half-made pool.
+   */
   for (i = 0; i < nr_threads; i++) {
     t = &p->threads[i];
     t->pool = p;
     t->data = ops->thread_init (opaque);
-    if (t->data == NULL)
-      die ("cannot allocate the data of thread %u: %s", i, strerror (ENOMEM));
-    r = pthread_create (&t->thread, NULL, thread_main, t);
-    if (r != 0)
-      die ("cannot start thread %u: %s", i, strerror (r));
+    r = t->data == NULL ? ENOMEM : pthread_create (&t->thread, NULL,
+                                                    thread_main, t);
+    if (r != 0) {
+      if (t->data != NULL)
+        ops->thread_cleanup (t->data);
+      pool_stop (p);
+      errno = r;
+      return -1;
+    }
     p->nr_threads++;
   }
+  return 0;
 }
 
 void
@@ -141,7 +150,7 @@ pool_finished (struct pool *p, struct slot *slot)
   pthread_mutex_unlock (&p->lock);
   if (outcome == POOL_PENDING)
     return false;
-  ring_complete (slot, outcome, SLOT_DONE);
+  ring_complete (slot, outcome);
   return true;
 }
 

@@ -49,7 +49,7 @@
 
 struct pool_ops {
   /* Loop thread, once per thread before it starts: the thread's own
-   * data, or NULL if it cannot be made (fatal).
+   * data, or NULL if it cannot be made (pool_start then fails).
    */
   void *(*thread_init) (void *opaque);
 
@@ -89,14 +89,15 @@ unsigned pool_default_threads (unsigned max);
 /* Start nr_threads threads (1 to POOL_MAX_THREADS) with a queue for up
  * to queue_size slots, waking loop when a slot is done.  Slots are told
  * apart by slot->index, which must be below queue_size: give the ring's
- * number of slots.  Fatal if a thread cannot be started.
+ * number of slots.  Returns 0, or -1 with errno set (and no thread
+ * left running).
  */
-void pool_start (struct pool *p, struct ev_loop *loop, unsigned nr_threads,
+int pool_start (struct pool *p, struct ev_loop *loop, unsigned nr_threads,
                  unsigned queue_size, const struct pool_ops *ops,
                  void *opaque);
 
-/* Loop thread: queue a slot.  The caller has set its state to the step
- * the work is (SLOT_HASHING, say).
+/* Loop thread: queue a slot.  The caller has set it SLOT_BUSY, and
+ * slot->kind to the step the work is.
  */
 void pool_give (struct pool *p, struct slot *slot);
 

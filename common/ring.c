@@ -1,33 +1,36 @@
 /* nbd-libev-examples: the request ring.  See ring.h for the contract. */
 
-#ifdef HAVE_CONFIG_H
-#include <config.h>
-#endif
-
 #include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ring.h"
-#include "util.h"
 
 const char *const slot_state_names[SLOT_NR_STATES] = {
   [SLOT_IDLE] = "idle",
-  [SLOT_READING] = "reading",
-  [SLOT_READ_DONE] = "read-done",
-  [SLOT_WRITING] = "writing",
-  [SLOT_HASHING] = "hashing",
+  [SLOT_BUSY] = "busy",
   [SLOT_DONE] = "done",
   [SLOT_FAILED] = "failed",
 };
 
+static uint64_t
+now_ns (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * UINT64_C (1000000000) + ts.tv_nsec;
+}
+
 struct ring *
 ring_new (unsigned nr_slots, size_t buf_size, enum ring_order order)
 {
-  struct ring *ring;
   long page = sysconf (_SC_PAGESIZE);
+  struct ring *ring;
   unsigned i;
   int r;
 
@@ -45,28 +48,21 @@ ring_new (unsigned nr_slots, size_t buf_size, enum ring_order order)
   ring->free = calloc (nr_slots, sizeof *ring->free);
   if (ring->slots == NULL || ring->free == NULL)
     goto err;
-
   for (i = 0; i < nr_slots; i++) {
-    struct slot *slot = &ring->slots[i];
-
-    slot->ring = ring;
-    slot->index = i;
-    slot->state = SLOT_IDLE;
+    ring->slots[i].ring = ring;
+    ring->slots[i].index = i;
+    /* Page-aligned, so that a reader may reuse the ring for O_DIRECT
+     * file I/O.  Not cleared: a read fills every byte before use.
+     */
     if (buf_size > 0) {
-      /* Through a socket the kernel copies the buffer whatever its
-       * alignment; page alignment costs nothing at these sizes and lets
-       * a reader reuse the ring for O_DIRECT file I/O, which needs it.
-       * The buffer is not cleared: every byte is written by a read
-       * before it is used.
-       */
-      r = posix_memalign (&slot->buf, page > 0 ? (size_t) page : 4096, buf_size);
+      r = posix_memalign (&ring->slots[i].buf,
+                          page > 0 ? (size_t) page : 4096, buf_size);
       if (r != 0) {
         errno = r;
         goto err;
       }
     }
-    /* Hand out slot 0 first: the stack is filled from the top down. */
-    ring->free[nr_slots - 1 - i] = i;
+    ring->free[nr_slots - 1 - i] = i;   /* slot 0 is handed out first */
   }
   ring->nr_free = nr_slots;
   return ring;
@@ -83,9 +79,8 @@ ring_free (struct ring *ring)
 
   if (ring == NULL)
     return;
-  if (ring->slots)
-    for (i = 0; i < ring->nr_slots; i++)
-      free (ring->slots[i].buf);
+  for (i = 0; ring->slots && i < ring->nr_slots; i++)
+    free (ring->slots[i].buf);
   free (ring->slots);
   free (ring->free);
   free (ring);
@@ -98,16 +93,15 @@ ring_take (struct ring *ring, uint64_t offset, uint64_t length)
 
   if (ring_full (ring))
     return NULL;
-  /* In issue order the slots are given back in the order they were
-   * taken, so at most nr_slots sequence numbers are outstanding and the
-   * next one's slot, next_seq % nr_slots, is the one retired longest ago.
+  /* In issue order at most nr_slots sequence numbers are outstanding,
+   * so the next one's slot is the one retired longest ago.
    */
   if (ring->order == RING_IN_ORDER)
     slot = &ring->slots[ring->next_seq % ring->nr_slots];
   else
     slot = &ring->slots[ring->free[--ring->nr_free]];
   assert (slot->state == SLOT_IDLE);
-  slot->state = SLOT_READING;
+  slot->state = SLOT_BUSY;
   slot->kind = 0;
   slot->flags = 0;
   slot->conn = NULL;
@@ -115,23 +109,17 @@ ring_take (struct ring *ring, uint64_t offset, uint64_t length)
   slot->offset = offset;
   slot->length = length;
   slot->error = 0;
-  /* Timings are only printed with -v; reading the clock on every request
-   * would cost a system call on some machines for nothing.
-   */
-  slot->start_ns = verbose ? now_ns () : 0;
+  /* Without -v, no clock read per request. */
+  slot->start_ns = ring->verbose ? now_ns () : 0;
   ring->in_use++;
   return slot;
 }
 
 void
-ring_complete (struct slot *slot, int error, enum slot_state next_state)
+ring_complete (struct slot *slot, int error)
 {
-  if (error != 0) {
-    slot->state = SLOT_FAILED;
-    slot->error = error;
-  }
-  else
-    slot->state = next_state;
+  slot->error = error;
+  slot->state = error ? SLOT_FAILED : SLOT_DONE;
 }
 
 struct slot *
@@ -140,42 +128,11 @@ ring_first_failed (struct ring *ring)
   struct slot *first = NULL;
   unsigned i;
 
-  for (i = 0; i < ring->nr_slots; i++) {
-    struct slot *slot = &ring->slots[i];
-
-    if (slot->state == SLOT_FAILED &&
-        (first == NULL || slot->offset < first->offset))
-      first = slot;
-  }
-  return first;
-}
-
-struct slot *
-ring_oldest (struct ring *ring, enum slot_state state, const void *conn)
-{
-  struct slot *oldest = NULL;
-  unsigned i;
-
-  for (i = 0; i < ring->nr_slots; i++) {
-    struct slot *slot = &ring->slots[i];
-
-    if (slot->state == state && (conn == NULL || slot->conn == conn) &&
-        (oldest == NULL || slot->seq < oldest->seq))
-      oldest = slot;
-  }
-  return oldest;
-}
-
-uint64_t
-ring_low_water (const struct ring *ring, uint64_t next)
-{
-  uint64_t low = next;
-  unsigned i;
-
   for (i = 0; i < ring->nr_slots; i++)
-    if (ring->slots[i].state != SLOT_IDLE)
-      low = MIN (low, ring->slots[i].offset);
-  return low;
+    if (ring->slots[i].state == SLOT_FAILED &&
+        (first == NULL || ring->slots[i].offset < first->offset))
+      first = &ring->slots[i];
+  return first;
 }
 
 static void
@@ -204,25 +161,12 @@ ring_head (struct ring *ring)
   return &ring->slots[ring->head_seq % ring->nr_slots];
 }
 
-struct slot *
-ring_at (struct ring *ring, uint64_t seq)
-{
-  struct slot *slot;
-
-  assert (ring->order == RING_IN_ORDER);
-  assert (seq >= ring->head_seq && seq < ring->next_seq);
-  slot = &ring->slots[seq % ring->nr_slots];
-  assert (slot->seq == seq);
-  return slot;
-}
-
 void
 ring_retire_head (struct ring *ring)
 {
   struct slot *slot = ring_head (ring);
 
-  assert (slot != NULL);
-  assert (slot->seq == ring->head_seq);
+  assert (slot != NULL && slot->seq == ring->head_seq);
   put_back (ring, slot);
   ring->head_seq++;
 }
@@ -230,10 +174,10 @@ ring_retire_head (struct ring *ring)
 void
 slot_debug (const struct slot *slot, const char *event)
 {
-  if (!verbose)
+  if (!slot->ring->verbose)
     return;
-  debug ("slot %2u seq %-6" PRIu64 " %-9s %-10s offset %-12" PRIu64
-         " length %-9" PRIu64 " %8.3f ms",
-         slot->index, slot->seq, slot_state_names[slot->state], event,
-         slot->offset, slot->length, (now_ns () - slot->start_ns) / 1e6);
+  fprintf (stderr, "slot %2u seq %-6" PRIu64 " %-6s %-12s offset %-12"
+           PRIu64 " length %-9" PRIu64 " %8.3f ms\n",
+           slot->index, slot->seq, slot_state_names[slot->state], event,
+           slot->offset, slot->length, (now_ns () - slot->start_ns) / 1e6);
 }

@@ -1,50 +1,24 @@
 # examples/checksum-libev.mk: build and test lists (included by Makefile.am).
+# A lesson: built, not installed.  Its _SOURCES name the same common/
+# modules as the cc line in its header comment (tests/build-alone.sh).
 
-bin_PROGRAMS += examples/checksum-libev
+noinst_PROGRAMS += examples/checksum-libev
 
 examples_checksum_libev_SOURCES = \
 	examples/checksum-libev.c \
 	$(COMMON_BLKHASH) \
-	$(COMMON_CONN) \
-	$(COMMON_CONNECT) \
-	$(COMMON_CONNS) \
 	$(COMMON_EXTENTS) \
-	$(COMMON_IMAGE) \
-	$(COMMON_OPTIONS) \
+	$(COMMON_GLUE) \
+	$(COMMON_ISZERO) \
 	$(COMMON_POOL) \
 	$(COMMON_RING) \
-	$(COMMON_SLOTHASH) \
-	$(COMMON_STOP) \
-	$(COMMON_UTIL) \
 	$(NULL)
-# -pthread: the block digests are computed on a pool of hash threads.
-examples_checksum_libev_CFLAGS = \
-	$(WARNINGS_CFLAGS) \
-	-pthread \
-	$(LIBNBD_CFLAGS) \
-	$(LIBEV_CFLAGS) \
-	$(LIBCRYPTO_CFLAGS) \
-	$(NULL)
+# -pthread and libcrypto: the block digests are computed on a pool of
+# hash threads with OpenSSL.
+examples_checksum_libev_CFLAGS = $(WARNINGS_CFLAGS) -pthread $(LIBCRYPTO_CFLAGS) $(LIBNBD_CFLAGS) $(LIBEV_CFLAGS)
 examples_checksum_libev_LDFLAGS = -pthread
-examples_checksum_libev_LDADD = \
-	$(LIBNBD_LIBS) \
-	$(LIBEV_LIBS) \
-	$(LIBCRYPTO_LIBS) \
-	$(NULL)
+examples_checksum_libev_LDADD = $(LIBNBD_LIBS) $(LIBEV_LIBS) $(LIBCRYPTO_LIBS)
 
-# Each test checks one behaviour against tests/blkhash-ref.py or
-# blkhash's published values.
 TESTS_SH += \
-	tests/checksum-errors.sh \
-	tests/checksum-files.sh \
-	tests/checksum-no-extents.sh \
-	tests/checksum-out-of-order.sh \
-	tests/checksum-published.sh \
-	tests/checksum-qemu-nbd.sh \
-	tests/checksum-ring-shapes.sh \
-	tests/checksum-sparse-random.sh \
-	tests/checksum-unaligned.sh \
-	tests/checksum-zero-runs.sh \
+	tests/lesson-checksum-libev.sh \
 	$(NULL)
-
-EXTRA_DIST += tests/blkhash-ref.py

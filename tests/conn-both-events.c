@@ -1,4 +1,4 @@
-/* conn-both-events URI: common/conn.c must survive a socket that is
+/* conn-both-events URI: tools/conn.c must survive a socket that is
  * readable and writable at once.
  *
  * The epoll behind libev reports both when a reply has arrived while the
@@ -23,9 +23,15 @@
 #include <libnbd.h>
 #include <ev.h>
 
-#include "conn.h"
-#include "connect.h"
-#include "util.h"
+#include "glue.h"
+
+/* The test's one way to fail: a message and exit status 1. */
+static void __attribute__ ((noreturn))
+die (const char *msg, const char *why)
+{
+  fprintf (stderr, "conn-both-events: %s: %s\n", msg, why);
+  exit (EXIT_FAILURE);
+}
 
 static bool read_completed;
 static int read_error = -1;
@@ -45,49 +51,51 @@ wait_readable (int fd)
   struct pollfd p = { .fd = fd, .events = POLLIN };
 
   if (poll (&p, 1, 10000) != 1)
-    die ("no reply within 10 s");
+    die ("read", "no reply within 10 s");
 }
 
 int
 main (int argc, char *argv[])
 {
-  struct connect_options opts = { .pread_initialize = true };
   nbd_completion_callback cb = { .callback = read_done };
   struct ev_loop *loop = EV_DEFAULT;
-  struct conn c;
+  struct nbd_handle *nbd;
+  struct glue g;
   char buf[512];
   unsigned i;
 
-  set_progname (argv[0]);
   if (argc != 2)
-    die ("usage: conn-both-events URI");
-  c.nbd = connect_uri (argv[1], "source", &opts);
-  conn_start (&c, loop, "source");
+    die ("usage", "conn-both-events URI");
+  nbd = nbd_create ();
+  if (nbd == NULL || nbd_connect_uri (nbd, argv[1]) == -1)
+    die ("connect", nbd_get_error ());
+  if (glue_start (&g, loop, nbd) == -1)
+    die ("glue_start", nbd_get_error ());
 
-  if (nbd_aio_pread (c.nbd, buf, sizeof buf, 0, cb, 0) == -1)
-    die ("read: %s", nbd_get_error ());
+  if (nbd_aio_pread (nbd, buf, sizeof buf, 0, cb, 0) == -1)
+    die ("read", nbd_get_error ());
   /* A request this small is sent whole at once: only the reply is left. */
-  if (nbd_aio_get_direction (c.nbd) != LIBNBD_AIO_DIRECTION_READ)
-    die ("the request was not sent at once");
-  wait_readable (nbd_aio_get_fd (c.nbd));
+  if (nbd_aio_get_direction (nbd) != LIBNBD_AIO_DIRECTION_READ)
+    die ("read", "the request was not sent at once");
+  wait_readable (nbd_aio_get_fd (nbd));
 
-  ev_feed_event (loop, &c.io, EV_READ | EV_WRITE);
+  ev_feed_event (loop, &g.io, EV_READ | EV_WRITE);
   ev_run (loop, EVRUN_NOWAIT);
   /* On a busy machine the reply may have arrived in pieces, the rest
    * after the first poll: wait for it the usual way.
    */
   for (i = 0; !read_completed && i < 1000; i++) {
-    conn_update (&c);
+    glue_update (&g);
     ev_run (loop, EVRUN_ONCE);
   }
   if (!read_completed || read_error != 0)
-    die ("the read did not complete");
-  if (nbd_aio_is_ready (c.nbd) != 1)
-    die ("the handle is not ready: %s", nbd_get_error ());
+    die ("read", "it did not complete");
+  if (g.error[0] != '\0' || nbd_aio_is_ready (nbd) != 1)
+    die ("the handle is not ready", g.error[0] ? g.error : nbd_get_error ());
 
-  conn_stop (&c);
-  nbd_shutdown (c.nbd, 0);
-  nbd_close (c.nbd);
+  glue_stop (&g);
+  nbd_shutdown (nbd, 0);
+  nbd_close (nbd);
   printf ("conn-both-events: the read completed\n");
   return EXIT_SUCCESS;
 }

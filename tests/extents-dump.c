@@ -15,9 +15,15 @@
 
 #include <libnbd.h>
 
-#include "connect.h"
 #include "extents.h"
-#include "util.h"
+
+/* The tool's one way to fail: a message and exit status 1. */
+static void __attribute__ ((noreturn))
+die (const char *msg, const char *why)
+{
+  fprintf (stderr, "extents-dump: %s: %s\n", msg, why);
+  exit (EXIT_FAILURE);
+}
 
 /* The extent at offset, waiting with nbd_poll for as many replies as
  * it takes for the map to reach offset + ahead (or the export's end).
@@ -27,28 +33,31 @@ next_sync (struct extent_map *map, uint64_t offset, uint64_t ahead,
            struct extent *e)
 {
   for (;;) {
-    extents_pump (map, offset, ahead);
+    if (extents_pump (map, offset, ahead) == -1)
+      die ("extents_pump", "out of memory");
     if (!map->in_flight && extents_next (map, offset, UINT64_MAX, e))
       return;
     if (nbd_poll (map->nbd, -1) == -1)
-      die ("%s: %s", map->name, nbd_get_error ());
+      die (map->name, nbd_get_error ());
   }
 }
 
 int
 main (int argc, char *argv[])
 {
-  struct connect_options opts = { .want_extents = true };
   struct nbd_handle *nbd;
   struct extent_map map;
   struct extent e;
   uint64_t offset = 0;
 
-  set_progname (argv[0]);
   if (argc != 2)
-    die ("usage: extents-dump URI");
-  nbd = connect_uri (argv[1], "source", &opts);
-  extents_init (&map, nbd, "source");
+    die ("usage", "extents-dump URI");
+  nbd = nbd_create ();
+  if (nbd == NULL ||
+      nbd_add_meta_context (nbd, LIBNBD_CONTEXT_BASE_ALLOCATION) == -1 ||
+      nbd_connect_uri (nbd, argv[1]) == -1 ||
+      extents_init (&map, nbd, "source", false) == -1)
+    die ("source", nbd_get_error ());
 
   while (offset < map.size) {
     next_sync (&map, offset, 1, &e);

@@ -7,6 +7,7 @@
 #include <config.h>
 #endif
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,16 +32,16 @@ hash_image (const char *digest, uint64_t block_size, const void *image,
   unsigned char *digests;
   size_t off, n;
 
-  blkhash_init (&h, digest, block_size);
+  CHECK (blkhash_init (&h, digest, block_size) == 0);
   digests = malloc (blkhash_nr_blocks (&h, piece) * h.md_size);
   CHECK (ctx != NULL && digests != NULL);
   for (off = 0; off < size; off += n) {
     n = size - off < piece ? size - off : piece;
     CHECK (blkhash_blocks (&h, ctx, (const char *) image + off, n,
                            digests) == 0);
-    blkhash_feed (&h, digests, blkhash_nr_blocks (&h, n));
+    CHECK (blkhash_feed (&h, digests, blkhash_nr_blocks (&h, n)) == 0);
   }
-  blkhash_final (&h, size, hex);
+  CHECK (blkhash_final (&h, size, hex) == 0);
   blkhash_free (&h);
   free (digests);
   EVP_MD_CTX_free (ctx);
@@ -88,11 +89,11 @@ test_zero_blocks (void)
   hash_image ("sha256", bs, image, size, bs, got);
   CHECK (strcmp (want, got) == 0);
 
-  blkhash_init (&h, "sha256", bs);
-  blkhash_feed_zero_blocks (&h, nr_zero);
+  CHECK (blkhash_init (&h, "sha256", bs) == 0);
+  CHECK (blkhash_feed_zero_blocks (&h, nr_zero) == 0);
   CHECK (blkhash_blocks (&h, ctx, image + nr_zero * bs, tail, digests) == 0);
-  blkhash_feed (&h, digests, 1);
-  blkhash_final (&h, size, got);
+  CHECK (blkhash_feed (&h, digests, 1) == 0);
+  CHECK (blkhash_final (&h, size, got) == 0);
   blkhash_free (&h);
   CHECK (strcmp (want, got) == 0);
 
@@ -114,20 +115,33 @@ test_size_counts (void)
   char a[BLKHASH_HEX_SIZE], b[BLKHASH_HEX_SIZE];
   struct blkhash h;
 
-  blkhash_init (&h, "sha256", 65536);
-  blkhash_feed_zero_blocks (&h, 1);
-  blkhash_final (&h, 65536, a);
+  CHECK (blkhash_init (&h, "sha256", 65536) == 0);
+  CHECK (blkhash_feed_zero_blocks (&h, 1) == 0);
+  CHECK (blkhash_final (&h, 65536, a) == 0);
   blkhash_free (&h);
-  blkhash_init (&h, "sha256", 65536);
-  blkhash_feed_zero_blocks (&h, 1);
-  blkhash_final (&h, 65535, b);
+  CHECK (blkhash_init (&h, "sha256", 65536) == 0);
+  CHECK (blkhash_feed_zero_blocks (&h, 1) == 0);
+  CHECK (blkhash_final (&h, 65535, b) == 0);
   blkhash_free (&h);
   CHECK (strcmp (a, b) != 0);
+}
+
+/* A digest OpenSSL does not know, and one without a fixed size, are
+ * refused with errors the caller can word.
+ */
+static void
+test_bad_digests (void)
+{
+  struct blkhash h;
+
+  CHECK (blkhash_init (&h, "nosuch", 65536) == -1 && errno == ENOENT);
+  CHECK (blkhash_init (&h, "shake128", 65536) == -1 && errno == EINVAL);
 }
 
 int
 main (void)
 {
+  test_bad_digests ();
   test_published ();
   test_zero_blocks ();
   test_size_counts ();

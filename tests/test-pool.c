@@ -106,7 +106,7 @@ prepare_cb (struct ev_loop *loop, ev_prepare *w, int revents)
     ring_release (slot);
   }
   while (given < NR_WORK && (slot = ring_take (ring, given, 1)) != NULL) {
-    slot->state = SLOT_HASHING;
+    slot->kind = 1;             /* the step the pool runs */
     pool_give (&pool, slot);
     given++;
   }
@@ -126,7 +126,10 @@ main (void)
 
   ring = ring_new (NR_SLOTS, BUF_SIZE, RING_ANY_ORDER);
   CHECK (ring != NULL);
-  pool_start (&pool, loop, NR_THREADS, NR_SLOTS, &ops, &nr_init);
+  /* A pool of no threads is refused, and leaves nothing running. */
+  CHECK (pool_start (&pool, loop, 0, NR_SLOTS, &ops, &nr_init) == -1);
+  CHECK (errno == EINVAL && nr_init == 0);
+  CHECK (pool_start (&pool, loop, NR_THREADS, NR_SLOTS, &ops, &nr_init) == 0);
   CHECK (nr_init == NR_THREADS);
   ev_prepare_init (&prepare, prepare_cb);
   ev_prepare_start (loop, &prepare);

@@ -1,5 +1,5 @@
-/* Unit tests for common/ring.c: taking, completing and giving back slots
- * in both disciplines.
+/* Unit tests for common/ring.c (taking, completing and giving back
+ * slots in both disciplines) and tools/ring-query.c.
  */
 
 #ifdef HAVE_CONFIG_H
@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "ring.h"
+#include "ring-query.h"
 #include "check.h"
 
 
@@ -31,7 +32,7 @@ test_take_until_full (void)
   for (i = 0; i < 4; i++) {
     s[i] = ring_take (ring, i * 65536, 65536);
     CHECK (s[i] != NULL);
-    CHECK (s[i]->state == SLOT_READING);
+    CHECK (s[i]->state == SLOT_BUSY);
     CHECK (s[i]->seq == i);
     CHECK (s[i]->offset == i * 65536);
     CHECK ((uintptr_t) s[i]->buf % page == 0);
@@ -56,14 +57,14 @@ test_any_order_reuse (void)
   struct slot *c = ring_take (ring, 1024, 512);
   struct slot *d;
 
-  ring_complete (c, 0, SLOT_DONE);
+  ring_complete (c, 0);
   CHECK (c->state == SLOT_DONE);
   ring_release (c);
   CHECK (c->state == SLOT_IDLE);
   d = ring_take (ring, 1536, 512);
   CHECK (d == c);                       /* the freed slot, not a's */
   CHECK (d->seq == 3);
-  CHECK (a->state == SLOT_READING && b->state == SLOT_READING);
+  CHECK (a->state == SLOT_BUSY && b->state == SLOT_BUSY);
   CHECK (!ring_idle (ring));
   ring_release (a);
   ring_release (b);
@@ -88,16 +89,16 @@ test_in_order_retire (void)
     for (i = 0; i < 3; i++)
       s[i] = ring_take (ring, (round * 3 + i) * 100, 100);
     /* Complete the newest first. */
-    ring_complete (s[2], 0, SLOT_READ_DONE);
-    ring_complete (s[1], 0, SLOT_READ_DONE);
+    ring_complete (s[2], 0);
+    ring_complete (s[1], 0);
     h = ring_head (ring);
     CHECK (h == s[0]);
-    CHECK (h->state == SLOT_READING);   /* the consumer must wait */
+    CHECK (h->state == SLOT_BUSY);   /* the consumer must wait */
     /* ... but may look past the head at what is already done. */
     for (i = 0; i < 3; i++)
-      CHECK (ring_at (ring, s[i]->seq) == s[i]);
-    ring_complete (s[0], 0, SLOT_READ_DONE);
-    while ((h = ring_head (ring)) != NULL && h->state == SLOT_READ_DONE) {
+      CHECK (&ring->slots[s[i]->seq % ring->nr_slots] == s[i]);
+    ring_complete (s[0], 0);
+    while ((h = ring_head (ring)) != NULL && h->state == SLOT_DONE) {
       CHECK (h->seq == expect);
       CHECK (h->offset == expect * 100);
       expect++;
@@ -125,13 +126,14 @@ test_in_order_wrap (void)
       next++;
       /* Odd sequence numbers complete at once, even ones a step later. */
       if (s->seq % 2)
-        ring_complete (s, 0, SLOT_READ_DONE);
+        ring_complete (s, 0);
     }
     h = ring_head (ring);
     CHECK (h != NULL && h->seq == expect);
-    CHECK (ring_at (ring, ring->next_seq - 1)->offset == next - 1);
-    ring_complete (h, 0, SLOT_READ_DONE);
-    while ((h = ring_head (ring)) != NULL && h->state == SLOT_READ_DONE) {
+    CHECK (ring->slots[(ring->next_seq - 1) % ring->nr_slots].offset
+           == next - 1);
+    ring_complete (h, 0);
+    while ((h = ring_head (ring)) != NULL && h->state == SLOT_DONE) {
       CHECK (h->offset == expect);
       expect++;
       ring_retire_head (ring);
@@ -144,14 +146,14 @@ test_in_order_wrap (void)
   ring_free (ring);
 }
 
-/* A failed completion keeps the error and does not move to next_state. */
+/* A failed completion keeps the error and does not become done. */
 static void
 test_failure (void)
 {
   struct ring *ring = ring_new (1, 512, RING_ANY_ORDER);
   struct slot *s = ring_take (ring, 4096, 512);
 
-  ring_complete (s, 5, SLOT_READ_DONE);
+  ring_complete (s, 5);
   CHECK (s->state == SLOT_FAILED);
   CHECK (s->error == 5);
   ring_release (s);
@@ -174,18 +176,19 @@ test_first_failed (void)
   for (i = 0; i < 4; i++)
     s[i] = ring_take (ring, (4 - i) * 100, 100);  /* offsets fall */
   CHECK (ring_first_failed (ring) == NULL);
-  ring_complete (s[1], 5, SLOT_DONE);
+  ring_complete (s[1], 5);
   CHECK (ring_first_failed (ring) == s[1]);
-  ring_complete (s[0], 5, SLOT_DONE);
-  ring_complete (s[3], 5, SLOT_DONE);
+  ring_complete (s[0], 5);
+  ring_complete (s[3], 5);
   CHECK (ring_first_failed (ring) == s[3]);
-  ring_complete (s[2], 0, SLOT_DONE);
+  ring_complete (s[2], 0);
   CHECK (ring_first_failed (ring) == s[3]);
   ring_free (ring);
 }
 
-/* The oldest slot in a state is the one taken first; the low water
- * mark is the lowest offset still in use, or the next offset.
+/* The oldest busy slot is the one taken first, of a kind and on a
+ * connection if asked; the low water mark is the lowest offset still in
+ * use, or the next offset.
  */
 static void
 test_oldest_and_low_water (void)
@@ -195,15 +198,17 @@ test_oldest_and_low_water (void)
   struct slot *b = ring_take (ring, 0, 100);
   struct slot *c = ring_take (ring, 100, 100);
 
-  CHECK (ring_oldest (ring, SLOT_READING, NULL) == a);
-  CHECK (ring_oldest (ring, SLOT_WRITING, NULL) == NULL);
-  a->state = SLOT_WRITING;
-  CHECK (ring_oldest (ring, SLOT_READING, NULL) == b);
-  CHECK (ring_oldest (ring, SLOT_WRITING, NULL) == a);
+  CHECK (ring_oldest (ring, NULL, -1) == a);
+  CHECK (ring_oldest (ring, NULL, 1) == NULL);
+  a->kind = 1;
+  CHECK (ring_oldest (ring, NULL, 0) == b);
+  CHECK (ring_oldest (ring, NULL, 1) == a);
+  ring_complete (a, 0);
+  CHECK (ring_oldest (ring, NULL, -1) == b);   /* done is not busy */
   /* Filtered by where the command went. */
   b->conn = &b;
-  CHECK (ring_oldest (ring, SLOT_READING, &b) == b);
-  CHECK (ring_oldest (ring, SLOT_READING, &c) == NULL);
+  CHECK (ring_oldest (ring, &b, -1) == b);
+  CHECK (ring_oldest (ring, &c, -1) == NULL);
   CHECK (ring_low_water (ring, 300) == 0);
   ring_release (b);
   CHECK (ring_low_water (ring, 300) == 100);

@@ -1,4 +1,4 @@
-/* Unit tests for common/util.c. */
+/* Unit tests for tools/util.c. */
 
 #ifdef HAVE_CONFIG_H
 #include <config.h>
@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "iszero.h"
 #include "util.h"
 #include "check.h"
 

@@ -1,19 +1,20 @@
 /* nbd-libev-examples: opening NBD handles and checking their limits.
  *
- * Every example opens its handles the same way: create, set the options
- * that matter before the handshake, connect (the programs do it inside
- * their libev loop, common/conn.c; small tools without a loop use
- * connect_uri), and check the sizes the program will use against the
+ * Both tools open their handles the same way: create, set the options
+ * that matter before the handshake, connect (inside their libev loop,
+ * tools/conn.c), and check the sizes the program will use against the
  * server's block size limits before anything is read or written.
  */
 
-#ifndef NBD_LIBEV_EXAMPLES_CONNECT_H
-#define NBD_LIBEV_EXAMPLES_CONNECT_H
+#ifndef NBD_LIBEV_EXAMPLES_HANDLE_H
+#define NBD_LIBEV_EXAMPLES_HANDLE_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include <libnbd.h>
+
+#include "extents.h"
 
 /* Largest request the examples send.  The NBD protocol says a client
  * should not send more than 32 MiB unless the server advertised a larger
@@ -21,7 +22,7 @@
  */
 #define MAX_REQUEST_SIZE (32 * 1024 * 1024)
 
-struct connect_options {
+struct handle_options {
   /* nbd_set_pread_initialize: true makes libnbd zero every read buffer
    * before the read, which only matters for programs that might use a
    * buffer after a failed read.
@@ -41,18 +42,11 @@ struct connect_options {
  * ("source", "destination") labels messages.  Fatal on failure.
  */
 struct nbd_handle *open_handle (const char *name,
-                                const struct connect_options *opts);
+                                const struct handle_options *opts);
 
 /* Set SO_SNDBUF and SO_RCVBUF of a connected handle's socket. */
 void set_socket_buffers (struct nbd_handle *nbd, const char *name,
                          uint64_t size);
-
-/* Without an event loop: open a handle and connect it to uri,
- * blocking until the handshake is done.  Any failure is fatal, with
- * libnbd's message.
- */
-struct nbd_handle *connect_uri (const char *uri, const char *name,
-                                const struct connect_options *opts);
 
 /* The server's minimum block size, or 1 if it did not say: every
  * command's offset and length must be a multiple of it.
@@ -85,4 +79,10 @@ uint64_t check_copy (struct nbd_handle *src, struct nbd_handle *dst,
 /* The export size, or fatal. */
 uint64_t export_size (struct nbd_handle *nbd, const char *name);
 
-#endif /* NBD_LIBEV_EXAMPLES_CONNECT_H */
+/* extents_init (common/extents.h) for a connected handle, fatal if
+ * libnbd cannot tell the export's size; -v shows the map's commands.
+ */
+void handle_extents (struct extent_map *map, struct nbd_handle *nbd,
+                     const char *name);
+
+#endif /* NBD_LIBEV_EXAMPLES_HANDLE_H */

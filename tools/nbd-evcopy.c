@@ -1,50 +1,32 @@
-/* zero-extent-copy-libev: copy an NBD image, reading only the source's
- * data and zeroing its holes with as few commands as possible.
+/* nbd-evcopy: copy a disk image between NBD servers, local files and
+ * captive servers, from one libev loop.
  *
- * What it shows:
- *
- *  - The source's allocation map (common/extents.c): asynchronous block
- *    status on base:allocation, one command in flight, fetched ahead of
- *    the copy and merged, so a 1 TiB hole is one extent.
- *
- *  - One NBD_CMD_WRITE_ZEROES per zero extent, split only where the
- *    32-bit length field forces it: an empty 1 TiB image costs 257 zero
- *    commands instead of four million 256 KiB reads and writes.  The
- *    original report on the mailing list found this about 3x faster than
- *    qemu-img convert; docs/benchmarks.md has what make bench measures.
- *
- *  - No command at all where the destination already reads as zeroes:
- *    its own allocation map is fetched in the same loop, concurrently
- *    with the source's, and a zero extent of the source is skipped
- *    wherever both read as zeroes (or everywhere, with
- *    --destination-is-zero).
- *
- *  - Data extents go through the ring of copy-libev (read, then write),
- *    except that a buffer which reads back all zero becomes a zero
- *    command: sources without block status still produce sparse copies.
+ * The tool beside the lessons in examples/: it does what
+ * zero-extent-copy-libev shows (the source's extents, one write-zeroes
+ * per zero extent, all-zero buffers sent as zeroes, nothing sent where
+ * the destination already reads as zeroes) and what copy-libev shows
+ * (--no-extents --no-sparse: every byte read and written), with what a
+ * program people run needs around it: local files and [ CMD ARGS ... ]
+ * (tools/image.h), several connections per server (tools/server.h),
+ * --timeout, signals with the offset to resume from (tools/stop.h),
+ * --progress, --flush, and a copy verified in the same pass.
  *
  *  - --checksum: the source's block hash (common/blkhash.h), computed
  *    from the buffers the copy reads anyway, so a verified copy costs
- *    one pass.  Written buffers go to hash threads (common/slothash.c);
- *    zero extents, skipped or zeroed, and all-zero buffers are hashed
- *    as zero blocks without any work.  Commands complete in any order,
- *    but slots are given back in offset order, as in checksum-libev,
- *    and that is where the outer digest is fed.
+ *    one pass.  Written buffers go to hash threads
+ *    (tools/ordered-hash.h); zero extents, skipped or zeroed, and
+ *    all-zero buffers are hashed as zero blocks without any work.
+ *    Commands complete in any order, but slots are given back in offset
+ *    order, as in checksum-libev, and that is where the outer digest is
+ *    fed.
  *
- * Run it with captive servers, which it starts and stops itself
- * (common/image.h), or on local image files:
+ *  - --verify: after the copy, the destination is read back the same
+ *    way and its digest compared with the source's.
  *
- *   ./zero-extent-copy-libev -v [ nbdkit data '1 @1073741823 1' ] \
- *     [ nbdkit memory 1G ]
- *   ./zero-extent-copy-libev --verify disk.qcow2 copy.raw
+ * docs/nbd-evcopy.pod is its manual.  For example:
  *
- * Build it on its own from the repository root:
- *
- *   cc -O2 -Icommon examples/zero-extent-copy-libev.c common/blkhash.c \
- *     common/conn.c common/connect.c common/conns.c common/extents.c \
- *     common/flush.c common/image.c common/options.c common/pool.c \
- *     common/ring.c common/slothash.c common/stop.c common/util.c \
- *     -o zero-extent-copy-libev -pthread -lnbd -lev -lcrypto
+ *   nbd-evcopy -p [ nbdkit pattern 1G ] [ nbdkit memory 1G ]
+ *   nbd-evcopy --verify disk.qcow2 copy.raw
  */
 
 #ifdef HAVE_CONFIG_H
@@ -65,14 +47,16 @@
 #include <ev.h>
 
 #include "conn.h"
-#include "conns.h"
-#include "connect.h"
+#include "server.h"
+#include "handle.h"
 #include "extents.h"
+#include "iszero.h"
 #include "flush.h"
 #include "image.h"
 #include "options.h"
 #include "ring.h"
-#include "slothash.h"
+#include "ring-query.h"
+#include "ordered-hash.h"
 #include "stop.h"
 #include "util.h"
 
@@ -114,12 +98,12 @@ enum work {
   WORK_SKIP,            /* a zero extent on a zero destination: nothing */
 };
 
-static struct conns src, dst;  /* connections to each server */
+static struct server src, dst;  /* connections to each server */
 /* The allocation map of what is read (the source's; the destination's
  * in the --verify pass) and of the destination, during the copy.
  */
 static struct extent_map read_map, dst_map;
-static struct conns *reading = &src; /* where reads go */
+static struct server *reading = &src; /* where reads go */
 static struct ring *ring;
 static uint64_t size;           /* bytes to copy: the source's size */
 static uint64_t request_size = DEFAULT_REQUEST_SIZE;
@@ -137,11 +121,22 @@ static struct progress progress;
 static struct stop stop;
 static bool checksum;           /* --checksum: the source's block hash */
 static bool verifying;          /* in the --verify pass */
-static struct slothash src_hash, dst_hash;
-static struct slothash *hashing = &src_hash; /* the one being fed */
+static struct ordered_hash src_hash, dst_hash;
+static struct ordered_hash *hashing = &src_hash; /* the one being fed */
 
 /* Counts for the summary under -v. */
 static uint64_t nr_reads, nr_writes, nr_zeroes, bytes_skipped;
+
+/* extents_pump, whose only failure (the map cannot grow) stops the
+ * copy cleanly.
+ */
+static void
+pump_map (struct extent_map *m, uint64_t offset, uint64_t ahead)
+{
+  if (extents_pump (m, offset, ahead) == -1 && !stop_requested (&stop))
+    stop_fail (&stop, "%s: cannot grow the extent map: %s", m->name,
+               strerror (errno));
+}
 
 /* Completion callbacks run inside libnbd while it holds the handle's
  * lock, so they must not start new commands on that handle.  They only
@@ -152,14 +147,14 @@ static uint64_t nr_reads, nr_writes, nr_zeroes, bytes_skipped;
 static int
 read_done (void *user_data, int *error)
 {
-  ring_complete (user_data, *error, SLOT_READ_DONE);
+  ring_complete (user_data, *error);
   return 1;
 }
 
 static int
 write_done (void *user_data, int *error)
 {
-  ring_complete (user_data, *error, SLOT_DONE);
+  ring_complete (user_data, *error);
   return 1;
 }
 
@@ -169,11 +164,11 @@ start_read (struct slot *slot)
   nbd_completion_callback cb = { .callback = read_done, .user_data = slot };
 
   slot->kind = OP_READ;
-  slot->conn = conns_pick (reading);
+  slot->conn = server_pick (reading);
   slot_debug (slot, "read");
-  if (nbd_aio_pread (((struct conn *) slot->conn)->nbd, slot->buf, slot->length, slot->offset,
+  if (nbd_aio_pread (((struct conn *) slot->conn)->glue.nbd, slot->buf, slot->length, slot->offset,
                      cb, 0) == -1)
-    ring_complete (slot, conn_issue_errno (), SLOT_FAILED);
+    ring_complete (slot, conn_issue_errno ());
 }
 
 static void
@@ -182,12 +177,12 @@ start_write (struct slot *slot)
   nbd_completion_callback cb = { .callback = write_done, .user_data = slot };
 
   slot->kind = OP_WRITE;
-  slot->state = SLOT_WRITING;
-  slot->conn = conns_pick (&dst);
+  slot->state = SLOT_BUSY;
+  slot->conn = server_pick (&dst);
   slot_debug (slot, "write");
-  if (nbd_aio_pwrite (((struct conn *) slot->conn)->nbd, slot->buf, slot->length, slot->offset,
+  if (nbd_aio_pwrite (((struct conn *) slot->conn)->glue.nbd, slot->buf, slot->length, slot->offset,
                       cb, 0) == -1)
-    ring_complete (slot, conn_issue_errno (), SLOT_FAILED);
+    ring_complete (slot, conn_issue_errno ());
 }
 
 /* Zero the slot's range.  A destination without zero support gets the
@@ -207,16 +202,16 @@ start_zero (struct slot *slot)
     return;
   }
   slot->kind = OP_ZERO;
-  slot->state = SLOT_WRITING;
-  slot->conn = conns_pick (&dst);
+  slot->state = SLOT_BUSY;
+  slot->conn = server_pick (&dst);
   slot_debug (slot, "zero");
   nr_zeroes++;
-  if (nbd_aio_zero (((struct conn *) slot->conn)->nbd, slot->length, slot->offset, cb,
+  if (nbd_aio_zero (((struct conn *) slot->conn)->glue.nbd, slot->length, slot->offset, cb,
                     zero_flags) == -1)
-    ring_complete (slot, conn_issue_errno (), SLOT_FAILED);
+    ring_complete (slot, conn_issue_errno ());
 }
 
-/* A failed command ends the copy, but cleanly (common/stop.h): the
+/* A failed command ends the copy, but cleanly (tools/stop.h): the
  * first failure is kept for the last line, no new command starts, and
  * the program exits once the commands in flight are over.  The slot's
  * buffer is never written anywhere after a failed read: with
@@ -259,11 +254,11 @@ finish (struct slot *slot)
  * them all.
  */
 static bool
-copy_finished (void)
+finish_copy (void)
 {
   if (next_offset < size || !ring_idle (ring))
     return false;
-  return !want_flush || flush_finished (&flush, dst.v[0]->nbd, "destination");
+  return !want_flush || flush_advance (&flush, dst.v[0]->glue.nbd, "destination");
 }
 
 /* Once stopping: true when no command is in flight on any connection.
@@ -271,26 +266,28 @@ copy_finished (void)
  * every write below the offset reported is complete.
  */
 static bool
-stop_finished (void)
+finish_stop (void)
 {
-  if (conns_busy (&src) || conns_busy (&dst))
+  if (server_busy (&src) || server_busy (&dst))
     return false;
   /* Only a destination still connected, with no write failed, can make
    * the writes below the reported offset durable.
    */
   return stop.signum == 0 || !want_flush || !conn_ready (dst.v[0]) ||
     ring_first_failed (ring) != NULL ||
-    flush_finished (&flush, dst.v[0]->nbd, "destination");
+    flush_advance (&flush, dst.v[0]->glue.nbd, "destination");
 }
 
 /* For the timeout message: the oldest command still waiting on c. */
 static void
 describe_oldest (const struct conn *c, char *buf, size_t len)
 {
-  const struct slot *slot = ring_oldest (ring, SLOT_READING, c);
+  const struct slot *slot = ring_oldest (ring, c, OP_READ);
 
   if (slot == NULL)
-    slot = ring_oldest (ring, SLOT_WRITING, c);
+    slot = ring_oldest (ring, c, OP_WRITE);
+  if (slot == NULL)
+    slot = ring_oldest (ring, c, OP_ZERO);
   if (slot == NULL)
     snprintf (buf, len, "a command other than a read or write");
   else
@@ -310,7 +307,7 @@ give_to_hash (struct slot *slot)
 {
   slot->kind = OP_HASH;
   slot->flags |= HASH_GIVEN;
-  slothash_give (hashing, slot);
+  ordered_hash_give (hashing, slot);
 }
 
 /* A read came back.  An all-zero buffer needs no write: nothing at all
@@ -340,6 +337,7 @@ read_complete (struct slot *slot)
    */
   slot->flags |= HASH_ZEROES;
   if (slot->flags & ONTO_ZEROES) {
+    slot->kind = OP_SKIP;
     slot_debug (slot, "skip zeroes");
     bytes_skipped += slot->length;
     finish (slot);
@@ -374,7 +372,7 @@ dst_zero_run (uint64_t offset, uint64_t length, uint64_t *run)
 static enum work
 wait_for_more (uint64_t offset, uint64_t length)
 {
-  extents_pump (&read_map, offset, length + 1);
+  pump_map (&read_map, offset, length + 1);
   return WORK_WAIT;
 }
 
@@ -396,9 +394,9 @@ plan (uint64_t offset, uint64_t *length, bool *onto_zeroes)
    * neither past size (a larger destination's would go on).
    */
   ahead = MIN (2 * read_map.window, size - offset);
-  extents_pump (&read_map, offset, ahead);
+  pump_map (&read_map, offset, ahead);
   if (dst_has_map)
-    extents_pump (&dst_map, offset, ahead);
+    pump_map (&dst_map, offset, ahead);
   /* A larger destination's map in the --verify pass goes past size. */
   if (!extents_next (&read_map, offset, size - offset, &e))
     return WORK_WAIT;
@@ -500,7 +498,7 @@ start_pieces (void)
   }
 }
 
-/* --checksum: the in-order consumer of checksum-libev.  Commands
+/* --checksum: the in-order consumer of nbd-evsum.  Commands
  * complete in any order, but the outer digest must be fed in offset
  * order, so slots are given back only from the head of the ring: while
  * the head is written (or zeroed, or skipped) and hashed, feed it and
@@ -514,16 +512,16 @@ retire_hashed (void)
 
   while ((slot = ring_head (ring)) != NULL) {
     if (slot->flags & HASH_GIVEN) {
-      if (!slothash_done (hashing, slot))
+      if (!ordered_hash_done (hashing, slot))
         break;
       if (slot->state == SLOT_FAILED) {
         slot_failed (slot);
         break;
       }
-      slothash_feed (hashing, slot);
+      ordered_hash_feed (hashing, slot);
     }
     else if (slot->state == SLOT_DONE && (slot->flags & HASH_ZEROES))
-      slothash_feed_zeroes (hashing, slot->length);
+      ordered_hash_feed_zeroes (hashing, slot->length);
     else
       break;
     slot_debug (slot, "retired");
@@ -553,20 +551,20 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
    * command in flight on it, and a finished read must not start a write
    * on a handle that is gone.
    */
-  conns_check (&src, &stop);
-  conns_check (&dst, &stop);
+  server_check (&src, &stop);
+  server_check (&dst, &stop);
   if ((slot = ring_first_failed (ring)) != NULL)
     slot_failed (slot);
 
   for (i = 0; i < ring->nr_slots; i++) {
     slot = &ring->slots[i];
     switch (slot->state) {
-    case SLOT_READ_DONE:
-      if (!stop_requested (&stop))
-        read_complete (slot);
-      break;
     case SLOT_DONE:
-      if (!checksum) {
+      if (slot->kind == OP_READ) {
+        if (!stop_requested (&stop))
+          read_complete (slot);
+      }
+      else if (!checksum) {
         slot_debug (slot, "done");
         finish (slot);
       }
@@ -575,9 +573,7 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
       break;
     case SLOT_FAILED:           /* reported above */
     case SLOT_IDLE:
-    case SLOT_READING:
-    case SLOT_WRITING:
-    case SLOT_HASHING:
+    case SLOT_BUSY:
       break;
     }
   }
@@ -586,10 +582,10 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
     start_pieces ();
   while (checksum && !stop_requested (&stop) && retire_hashed () > 0);
 
-  if (stop_requested (&stop) ? stop_finished () : copy_finished ())
+  if (stop_requested (&stop) ? finish_stop () : finish_copy ())
     ev_break (loop, EVBREAK_ALL);
-  conns_update (&src);
-  conns_update (&dst);
+  server_update (&src);
+  server_update (&dst);
 }
 
 /* After a signal or a failure, once nothing is in flight: say what was
@@ -606,14 +602,14 @@ stopped (void)
     message ("interrupted by %s after %" PRIu64 " bytes; the destination "
              "is complete below offset %" PRIu64, stop_signal_name (&stop),
              bytes_done, ring_low_water (ring, next_offset));
-  conns_close ((struct conns *const []) { &src, &dst }, 2, &stop);
+  server_close ((struct server *const []) { &src, &dst }, 2, &stop);
   stop_exit (&stop);
 }
 
 /* --verify, once the copy has succeeded: the same loop again, with the
  * destination as what is read and nothing to write.  Its own block
  * status decides what is read; zero extents are hashed without
- * reading, as in checksum-libev.  The digest of its first size bytes
+ * reading, as in nbd-evsum.  The digest of its first size bytes
  * goes to dst_hex; the caller compares it with the source's.
  */
 static void
@@ -625,7 +621,7 @@ verify_copy (struct ev_loop *loop, const char *digest, uint64_t block_size,
   verifying = true;
   reading = &dst;
   extents_free (&read_map);
-  extents_init (&read_map, dst.v[0]->nbd, "destination");
+  handle_extents (&read_map, dst.v[0]->glue.nbd, "destination");
   /* Every zero extent is skipped (hashed as zeroes), every data buffer
    * only hashed.
    */
@@ -634,9 +630,9 @@ verify_copy (struct ev_loop *loop, const char *digest, uint64_t block_size,
   sparse = true;
   want_flush = false;
   next_offset = bytes_done = 0;
-  blkhash_init (&hash, digest, block_size);
-  slothash_start (&dst_hash, &hash, loop, ring);
-  slothash_record (&dst_hash);
+  ordered_hash_setup (&hash, digest, block_size);
+  ordered_hash_start (&dst_hash, &hash, loop, ring);
+  ordered_hash_record (&dst_hash);
   hashing = &dst_hash;
   debug ("verifying the destination's first %" PRIu64 " bytes", size);
 
@@ -646,7 +642,7 @@ verify_copy (struct ev_loop *loop, const char *digest, uint64_t block_size,
   progress_done (&progress, bytes_done, false);
   if (stop_requested (&stop))
     stopped ();
-  slothash_final (&dst_hash, size, dst_hex);
+  ordered_hash_final (&dst_hash, size, dst_hex);
   debug ("verify: %" PRIu64 " block status, %" PRIu64 " reads in all",
          read_map.commands, nr_reads);
 }
@@ -657,7 +653,7 @@ verify_copy (struct ev_loop *loop, const char *digest, uint64_t block_size,
 static void __attribute__ ((noreturn))
 verify_failed (const char *src_hex, const char *dst_hex, uint64_t block_size)
 {
-  int64_t diff = slothash_first_difference (&src_hash, &dst_hash);
+  int64_t diff = ordered_hash_first_difference (&src_hash, &dst_hash);
 
   if (diff >= 0)
     die ("verify failed: the destination's digest %s is not the source's "
@@ -691,11 +687,13 @@ IMAGES_HELP
 "                      the destination reads as zeroes: send nothing for\n"
 "                      zero extents (found out from block status if the\n"
 "                      destination supports it)\n"
+"  --no-extents        ask neither server for block status: read and\n"
+"                      copy every byte, as copy-libev does\n"
 "  --no-sparse         write data buffers even if they are all zero\n"
 "  --flush             flush the destination when the copy is done\n"
-"  --checksum[=DIGEST] print the source's block hash, as checksum-libev\n"
+"  --checksum[=DIGEST] print the source's block hash, as nbd-evsum\n"
 "                      and blksum print it, computed while copying\n"
-"                      (DIGEST as checksum-libev --digest, default sha256)\n"
+"                      (DIGEST as nbd-evsum --digest, default sha256)\n"
 "  --block-size=SIZE   with --checksum: bytes per hashed block, a power\n"
 "                      of two up to 32M (default 64k)\n"
 "  --verify            after the copy, hash the destination's first\n"
@@ -728,7 +726,7 @@ main (int argc, char *argv[])
   enum { OPT_REQUESTS = 256, OPT_REQUEST_SIZE, OPT_INIT, OPT_NO_INIT,
          OPT_ALLOCATED, OPT_DESTINATION_IS_ZERO, OPT_NO_SPARSE, OPT_FLUSH,
          OPT_CHECKSUM, OPT_BLOCK_SIZE, OPT_VERIFY, OPT_SOCKET_BUFFER,
-         OPT_TIMEOUT, OPT_CACHE };
+         OPT_TIMEOUT, OPT_CACHE, OPT_NO_EXTENTS };
   static const struct option long_options[] = {
     { "requests",            required_argument, NULL, OPT_REQUESTS },
     { "request-size",        required_argument, NULL, OPT_REQUEST_SIZE },
@@ -736,6 +734,7 @@ main (int argc, char *argv[])
     { "no-init",             no_argument,       NULL, OPT_NO_INIT },
     { "allocated",           no_argument,       NULL, OPT_ALLOCATED },
     { "destination-is-zero", no_argument,       NULL, OPT_DESTINATION_IS_ZERO },
+    { "no-extents",          no_argument,       NULL, OPT_NO_EXTENTS },
     { "no-sparse",           no_argument,       NULL, OPT_NO_SPARSE },
     { "flush",               no_argument,       NULL, OPT_FLUSH },
     { "checksum",            optional_argument, NULL, OPT_CHECKSUM },
@@ -757,8 +756,8 @@ main (int argc, char *argv[])
    * destination is asked for extents too, to find out whether it
    * already reads as zeroes.
    */
-  struct connect_options src_opts = { .want_extents = true };
-  struct connect_options dst_opts = { .want_extents = true };
+  struct handle_options src_opts = { .want_extents = true };
+  struct handle_options dst_opts = { .want_extents = true };
   int progress_mode = PROGRESS_NONE;
   unsigned timeout = DEFAULT_TIMEOUT;
   unsigned connections = 0;     /* 0: decided by multi-conn */
@@ -795,6 +794,12 @@ main (int argc, char *argv[])
       break;
     case OPT_DESTINATION_IS_ZERO:
       destination_is_zero = true;
+      break;
+    case OPT_NO_EXTENTS:
+      /* Without the meta context, neither map is supported: every
+       * extent is data, and the destination's holes are not looked for.
+       */
+      src_opts.want_extents = dst_opts.want_extents = false;
       break;
     case OPT_NO_SPARSE:
       sparse = false;
@@ -867,8 +872,8 @@ main (int argc, char *argv[])
              "size (%" PRIu64 " bytes)", request_size, block_size);
       request_size = block_size;
     }
-    blkhash_init (&hash, digest, block_size);
-    slothash_check (&hash, requests, request_size);
+    ordered_hash_setup (&hash, digest, block_size);
+    ordered_hash_check (&hash, requests, request_size);
   }
 
   /* Connect both ends and check every limit before the first byte is
@@ -880,7 +885,7 @@ main (int argc, char *argv[])
    */
   stop_init (&stop, loop, timeout > 0 ? 0 : STOP_GRACE);
   image_prepare (&images[0], "source", false, cache);
-  conns_connect (&src, loop, "source", &images[0], &src_opts, timeout,
+  server_connect (&src, loop, "source", &images[0], &src_opts, timeout,
                  connections, false);
   /* A destination file that does not exist yet is made now that the
    * source's size is known: raw and all holes, as nbdcopy makes it.
@@ -888,21 +893,21 @@ main (int argc, char *argv[])
    */
   if (image_missing (&images[1]))
     image_create (&images[1], "destination",
-                  export_size (src.v[0]->nbd, "source"));
+                  export_size (src.v[0]->glue.nbd, "source"));
   image_prepare (&images[1], "destination", true, cache);
-  conns_connect (&dst, loop, "destination", &images[1], &dst_opts,
+  server_connect (&dst, loop, "destination", &images[1], &dst_opts,
                  timeout, connections, true);
-  size = check_copy (src.v[0]->nbd, dst.v[0]->nbd, request_size);
+  size = check_copy (src.v[0]->glue.nbd, dst.v[0]->glue.nbd, request_size);
   /* Both are powers of two, so the larger is a multiple of the other. */
-  block = MAX (min_block_size (src.v[0]->nbd),
-               min_block_size (dst.v[0]->nbd));
+  block = MAX (min_block_size (src.v[0]->glue.nbd),
+               min_block_size (dst.v[0]->glue.nbd));
   /* --checksum: pieces start and end on hash blocks too, so that each
    * slot holds whole blocks, either data or zeroes.
    */
   if (checksum)
     block = MAX (block, block_size);
 
-  dst_can_zero = nbd_can_zero (dst.v[0]->nbd) == 1;
+  dst_can_zero = nbd_can_zero (dst.v[0]->glue.nbd) == 1;
   if (!dst_can_zero)
     debug ("destination cannot zero: writing buffers of zeroes instead");
   zero_flags = allocated ? LIBNBD_CMD_FLAG_NO_HOLE : 0;
@@ -916,13 +921,14 @@ main (int argc, char *argv[])
   if (ring == NULL)
     die ("cannot allocate %u requests of %" PRIu64 " bytes: %s",
          requests, request_size, strerror (errno));
+  ring->verbose = verbose;
   /* Block status goes to one connection of each server: each map is
    * one sequence.  The destination's is needed only to skip holes that
    * are already there, which --allocated forbids.
    */
-  extents_init (&read_map, src.v[0]->nbd, "source");
+  handle_extents (&read_map, src.v[0]->glue.nbd, "source");
   if (!allocated && !destination_is_zero) {
-    extents_init (&dst_map, dst.v[0]->nbd, "destination");
+    handle_extents (&dst_map, dst.v[0]->glue.nbd, "destination");
     dst_has_map = dst_map.supported;
   }
   debug ("copying %" PRIu64 " bytes with %u requests of %" PRIu64
@@ -932,15 +938,15 @@ main (int argc, char *argv[])
          : dst_has_map ? "skipped where the destination reads as zeroes, "
          "else zeroed" : "zeroed, holes allowed");
 
-  conns_set_describe (&src, describe_oldest);
-  conns_set_describe (&dst, describe_oldest);
+  server_set_describe (&src, describe_oldest);
+  server_set_describe (&dst, describe_oldest);
   ev_prepare_init (&pump, pump_cb);
   ev_prepare_start (loop, &pump);
   if (checksum) {
-    slothash_start (&src_hash, &hash, loop, ring);
+    ordered_hash_start (&src_hash, &hash, loop, ring);
     /* --verify names the first block that differs, from the records. */
     if (verify)
-      slothash_record (&src_hash);
+      ordered_hash_record (&src_hash);
     debug ("hashing with %s in %" PRIu64 "-byte blocks", digest,
            block_size);
   }
@@ -964,7 +970,7 @@ main (int argc, char *argv[])
          " bytes skipped", read_map.commands, dst_map.commands, nr_reads,
          nr_writes, nr_zeroes, bytes_skipped);
   if (checksum)
-    slothash_final (&src_hash, size, hex);
+    ordered_hash_final (&src_hash, size, hex);
   if (verify)
     verify_copy (loop, digest, block_size, progress_mode, dst_hex);
 
@@ -972,14 +978,14 @@ main (int argc, char *argv[])
   /* A clean disconnect: the destination learns that the client is done
    * and may flush its caches in its own time.
    */
-  conns_close ((struct conns *const []) { &src, &dst }, 2, &stop);
+  server_close ((struct server *const []) { &src, &dst }, 2, &stop);
   if (verify && strcmp (hex, dst_hex) != 0)
     verify_failed (hex, dst_hex, block_size);
   /* Only now is the copy a success: print the digest. */
   if (checksum) {
     printf ("%s  %s\n", hex, images[0].name);
-    slothash_free (&src_hash);
-    slothash_free (&dst_hash);
+    ordered_hash_free (&src_hash);
+    ordered_hash_free (&dst_hash);
   }
   image_free (&images[0]);
   image_free (&images[1]);

@@ -47,7 +47,7 @@
 #define MIN_REQUEST_SIZE 512
 
 /* --socket-buffer bounds; the kernel caps the size lower anyway unless
- * the program runs as root (see common/connect.c).  The messages name
+ * the program runs as root (see tools/handle.c).  The messages name
  * them in the units of these definitions.
  */
 #define MIN_SOCKET_BUFFER 4096
@@ -77,12 +77,12 @@ unsigned option_connections (const char *arg, unsigned max);
 unsigned option_timeout (const char *arg);
 
 /* --cache=MODE: how the suite's own servers use the page cache for a
- * local file (common/image.h): "default" or "none".
+ * local file (tools/image.h): "default" or "none".
  */
 enum image_cache option_cache (const char *arg);
 
 /* -p, --progress[=FD]: PROGRESS_BAR without a value, else FD, which
- * must be an open file descriptor (common/util.h has the formats).
+ * must be an open file descriptor (tools/util.h has the formats).
  */
 int option_progress (const char *arg);
 

@@ -17,7 +17,7 @@
 
 #include <libnbd.h>
 
-#include "conns.h"
+#include "server.h"
 #include "image.h"
 #include "util.h"
 
@@ -29,7 +29,7 @@
  * for the exit handler, and the file this program created.  A program
  * has at most two images open at once, each with at most
  * MAX_CONNECTIONS connections; only the first connection to a captive
- * server starts it, the others connect to its socket (common/conns.c).
+ * server starts it, the others connect to its socket (tools/server.c).
  */
 static struct open_handle {
   struct nbd_handle *nbd;

@@ -1,37 +1,24 @@
-/* nbd-libev-examples: one NBD connection in a libev loop.
+/* nbd-libev-examples: one NBD connection of a tool, in a libev loop.
  *
- * libnbd does its own non-blocking I/O but leaves the waiting to its
- * caller: nbd_aio_get_direction says whether the handle wants its socket
- * to become readable, writable or both, and nbd_aio_notify_read or
- * nbd_aio_notify_write moves the handle's state machine along once it
- * is.  A struct conn turns that into one ev_io watcher per handle, and
- * adds a timeout with one ev_timer.
+ * The watching itself is common/glue.h's (one ev_io per handle, notify
+ * read else write, events recomputed from the program's one prepare
+ * callback).  A struct conn adds what a tool needs around it: images
+ * and captive servers, a timeout, a clean disconnect, and failures
+ * handed to the program's struct stop.
  *
  * The contract:
  *
  *  - conn_connect starts connecting with nbd_aio_connect_uri, or for a
  *    captive server nbd_aio_connect_systemd_socket_activation
- *    (common/image.c), and the handshake runs in the loop like any
+ *    (tools/image.c), and the handshake runs in the loop like any
  *    other I/O; conn_wait_connected runs the loop until every
  *    connection given is ready.  At the end, conn_close_all disconnects
  *    the same way.  (Name lookup for nbd:// URIs still blocks, inside
  *    nbd_aio_connect_uri; so does libnbd's fork of a captive server.)
  *
- *  - The program has one ev_prepare watcher.  Its callback first starts
- *    whatever new commands it has, then calls conn_update on every
- *    connection, so that the watcher waits for what the handle wants now
- *    that those commands are queued.  (libnbd's examples/copy-libev.c
- *    has the same shape.)  conn_update costs nothing when the events
- *    have not changed.
- *
- *  - When the socket is ready, the watcher's callback notifies libnbd of
- *    one event: read if the socket is readable, otherwise write.  Never
- *    both: the first notification may change the handle's state (a reply
- *    read may let the handle finish sending and go back to READY), and in
- *    that state the second is invalid and nbd_aio_notify_* fails.  A
- *    write readiness left unreported is not lost: the socket is still
- *    writable on the next loop iteration, and the watcher fires again.
- *    libnbd's lib/poll.c explains the same rule for nbd_poll.
+ *  - The program's prepare callback calls conn_update on every
+ *    connection after queuing its commands (glue_update, and the
+ *    timeout's bookkeeping).
  *
  *  - The timeout, the way libev's documentation recommends ("Be smart
  *    about timeouts" in ev.pod): each connection keeps the time its
@@ -42,8 +29,8 @@
  *    out, however long the whole run takes.  Only a connection that is
  *    waiting for its server (commands in flight, the handshake or the
  *    disconnect) can time out.  A handshake that times out is fatal at
- *    once, unless the connection is optional.  Otherwise the connection is given up, its commands in
- *    flight abandoned, and conn_check hands the program's struct stop a
+ *    once, unless the connection is optional.  Otherwise the
+ *    connection is given up, its commands in flight abandoned, and conn_check hands the program's struct stop a
  *    line naming the connection, the time waited and, through the
  *    program's describe callback, the oldest command still outstanding.
  *
@@ -51,11 +38,13 @@
  *    good, and every command still in flight on it fails too.  The glue
  *    keeps libnbd's message; conn_check, at the top of the prepare
  *    callback, hands the loss to the program's struct stop
- *    (common/stop.h) as a failure, before the program looks at those
+ *    (tools/stop.h) as a failure, before the program looks at those
  *    failed commands or starts new ones on a handle that cannot take
  *    them.  If another failure came first, that one is reported.
  *
- * Both watchers find the struct conn through their data pointer.
+ * The io watcher finds the struct conn by a cast (the glue, and with it
+ * the watcher, is the first member); the timer through its data
+ * pointer.
  */
 
 #ifndef NBD_LIBEV_EXAMPLES_CONN_H
@@ -67,7 +56,8 @@
 #include <libnbd.h>
 #include <ev.h>
 
-#include "connect.h"
+#include "glue.h"
+#include "handle.h"
 #include "image.h"
 #include "stop.h"
 
@@ -80,7 +70,7 @@
 #define DEFAULT_TIMEOUT 120
 
 /* The longest an optional connection (an extra one of several, see
- * common/conns.h) may take over its handshake, whatever --timeout says:
+ * tools/server.h) may take over its handshake, whatever --timeout says:
  * a server greets a connection it accepts within milliseconds.
  */
 #define OPTIONAL_HANDSHAKE 10
@@ -94,10 +84,8 @@ typedef void (*conn_describe_fn) (const struct conn *c, char *buf,
                                   size_t len);
 
 struct conn {
-  ev_io io;
+  struct glue glue;             /* first: io_cb casts back; the handle */
   ev_timer timer;
-  struct ev_loop *loop;
-  struct nbd_handle *nbd;
   const char *name;             /* "source" or "destination", for messages */
   const char *uri;              /* the image as the user named it */
   double timeout;               /* seconds; 0: none */
@@ -116,7 +104,7 @@ struct conn {
   char failure[256];            /* why the server was given up, or "" */
 };
 
-/* Open a handle and start connecting it to img (common/image.h), in
+/* Open a handle and start connecting it to img (tools/image.h), in
  * loop.  timeout (in
  * seconds, 0 for none) covers the handshake and, later, every wait for
  * a reply.  Fatal if the URI is bad or the connection is refused, unless
@@ -124,7 +112,7 @@ struct conn {
  * in c->failure.
  */
 void conn_connect (struct conn *c, struct ev_loop *loop, const char *name,
-                   const struct image *img, const struct connect_options *opts,
+                   const struct image *img, const struct handle_options *opts,
                    double timeout);
 
 /* Run the loop until every connection in conns has finished its
@@ -132,11 +120,6 @@ void conn_connect (struct conn *c, struct ev_loop *loop, const char *name,
  * is given up.
  */
 void conn_wait_connected (struct conn *const conns[], size_t n);
-
-/* Start watching c->nbd, a handle connected by other means, in loop,
- * without a timeout.  name labels messages.
- */
-void conn_start (struct conn *c, struct ev_loop *loop, const char *name);
 
 /* From the program's prepare callback, after it has queued this
  * iteration's commands: make the watcher wait for what the handle wants.
@@ -161,7 +144,7 @@ bool conn_ready (const struct conn *c);
 
 /* Disconnect every connection cleanly (NBD_CMD_DISC), running the loop
  * until each server has closed or its timeout passed, or a signal came
- * (a program already stopping exits on a second one, common/stop.c);
+ * (a program already stopping exits on a second one, tools/stop.c);
  * then close the handles, the last one first.
  */
 void conn_close_all (struct conn *const conns[], size_t n,

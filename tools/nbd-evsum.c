@@ -1,4 +1,8 @@
-/* checksum-libev: the block hash of an NBD image, from one libev loop.
+/* nbd-evsum: the block hash of disk images, from one libev loop.
+ *
+ * The tool beside examples/checksum-libev.c: the same technique, with
+ * several images, local files and captive servers, several
+ * connections, timeouts, signals and progress around it.
  *
  * It prints the digest that blksum (blkhash 0.10 and later) and
  * nbdcopy --blkhash (libnbd after 1.22) compute: the digest of the
@@ -11,7 +15,7 @@
  *    as slots retire from the head of the ring.
  *
  *  - Work handed to threads beside the loop (common/pool.c, joined to
- *    the ring's digest areas in common/slothash.c).  The loop
+ *    the ring's digest areas in tools/ordered-hash.c).  The loop
  *    thread does all the I/O (hashing there stalled the reads: the
  *    server stops sending while a Unix socket's ~200 KiB buffer is full)
  *    and gives slots whose data is ready to the hash threads, in offset
@@ -37,21 +41,13 @@
  *    in a child process of its own, one after the other, so that an
  *    image that fails costs only its own line.
  *
- * Run it with a captive server, which it starts and stops itself
- * (common/image.h), or on local image files:
+ * docs/nbd-evsum.pod is its manual.  For example:
  *
- *   ./checksum-libev [ nbdkit data '"hello"' ]
- *   ./checksum-libev disk.qcow2 disk.raw
+ *   nbd-evsum [ nbdkit data '"hello"' ]
+ *   nbd-evsum disk.qcow2 disk.raw
  *
  * The first prints 337355feb53a5309d5aba92796223c2c84ffab930e706c01fef573a2722545e6,
- * the value blkhash publishes for that image.  Build it on its own from
- * the repository root:
- *
- *   cc -O2 -Icommon examples/checksum-libev.c common/blkhash.c \
- *     common/conn.c common/connect.c common/conns.c common/extents.c \
- *     common/image.c common/options.c common/pool.c common/ring.c \
- *     common/slothash.c common/stop.c common/util.c \
- *     -o checksum-libev -pthread -lnbd -lev -lcrypto
+ * the value blkhash publishes for that image.
  */
 
 #ifdef HAVE_CONFIG_H
@@ -76,20 +72,20 @@
 
 #include "blkhash.h"
 #include "conn.h"
-#include "conns.h"
-#include "connect.h"
+#include "server.h"
+#include "handle.h"
 #include "extents.h"
 #include "image.h"
 #include "options.h"
 #include "ring.h"
-#include "slothash.h"
+#include "ordered-hash.h"
 #include "stop.h"
 #include "util.h"
 
 /* Reads in flight.  Enough to keep every hash thread busy with one slot
  * while the next few are read; more only add memory, as the hashing,
  * not the server, is the bottleneck.  Each read is DEFAULT_REQUEST_SIZE
- * (common/options.h), 256 KiB: 4 blocks, about 0.15 ms of SHA-256
+ * (tools/options.h), 256 KiB: 4 blocks, about 0.15 ms of SHA-256
  * for a hash thread, so handing slots over costs next to nothing.
  */
 #define CHECKSUM_REQUESTS 8
@@ -106,10 +102,10 @@
 enum slot_kind { KIND_DATA, KIND_ZERO };
 
 static const char *image;       /* the image as the user named it */
-static struct conns src;        /* connections to the server */
+static struct server src;        /* connections to the server */
 static struct ring *ring;
 static struct extent_map map;
-static struct slothash sh;      /* digests on threads, fed in order */
+static struct ordered_hash sh;      /* digests on threads, fed in order */
 static uint64_t block_size = BLKHASH_BLOCK_SIZE;
 static uint64_t size;           /* the export size */
 static uint64_t request_size;
@@ -118,6 +114,26 @@ static uint64_t bytes_hashed;   /* everything before this is in the hash */
 static uint64_t nr_passed;      /* slots given to the pool or passed over */
 static struct progress progress;
 static struct stop stop;
+
+/* The slot of sequence number seq, between the head's and the next
+ * one taken: an in-order ring hands out slots strictly in turn.
+ */
+static struct slot *
+slot_at (uint64_t seq)
+{
+  return &ring->slots[seq % ring->nr_slots];
+}
+
+/* extents_pump, whose only failure (the map cannot grow) stops the
+ * program cleanly.
+ */
+static void
+pump_map (struct extent_map *m, uint64_t offset, uint64_t ahead)
+{
+  if (extents_pump (m, offset, ahead) == -1 && !stop_requested (&stop))
+    stop_fail (&stop, "%s: cannot grow the extent map: %s", image,
+               strerror (errno));
+}
 
 /* Completion callbacks run inside libnbd while it holds the handle's
  * lock, so they must not start new commands on that handle.  This one
@@ -128,7 +144,7 @@ static struct stop stop;
 static int
 read_done (void *user_data, int *error)
 {
-  ring_complete (user_data, *error, SLOT_READ_DONE);
+  ring_complete (user_data, *error);
   return 1;
 }
 
@@ -139,11 +155,11 @@ start_read (uint64_t offset, uint64_t length)
   nbd_completion_callback cb = { .callback = read_done, .user_data = slot };
 
   slot->kind = KIND_DATA;
-  slot->conn = conns_pick (&src);
+  slot->conn = server_pick (&src);
   slot_debug (slot, "read");
-  if (nbd_aio_pread (((struct conn *) slot->conn)->nbd, slot->buf, length,
+  if (nbd_aio_pread (((struct conn *) slot->conn)->glue.nbd, slot->buf, length,
                      offset, cb, 0) == -1)
-    ring_complete (slot, conn_issue_errno (), SLOT_FAILED);
+    ring_complete (slot, conn_issue_errno ());
 }
 
 /* A zero run needs no I/O and no hashing: the slot is done the moment
@@ -209,7 +225,7 @@ start_slots (void)
     /* Block status asks for a window of up to 4 GiB at a time, with one
      * command in flight; until the map reaches next_offset, wait for it.
      */
-    extents_pump (&map, next_offset, ahead);
+    pump_map (&map, next_offset, ahead);
     if (!extents_next (&map, next_offset, size - next_offset, &e))
       break;
     if (has_zero_block (&e)) {
@@ -227,10 +243,10 @@ start_slots (void)
   /* Also when the ring is full: the next window arrives while the reads
    * are in flight.
    */
-  extents_pump (&map, next_offset, ahead);
+  pump_map (&map, next_offset, ahead);
 }
 
-/* A failed read or hash ends the program, cleanly (common/stop.h): the
+/* A failed read or hash ends the program, cleanly (tools/stop.h): the
  * failure is kept for the last line, no new read starts, and the
  * program exits once the reads in flight are over, with no digest.  A
  * failed read's buffer is never hashed: with pread_initialize off it
@@ -258,17 +274,17 @@ give_ready (void)
 {
   struct slot *slot;
 
-  /* Sequence numbers are issue order; ring_at finds each slot. */
+  /* Sequence numbers are issue order; slot_at finds each slot. */
   while (nr_passed < ring->next_seq) {
-    slot = ring_at (ring, nr_passed);
+    slot = slot_at (nr_passed);
     if (slot->kind == KIND_DATA) {
       if (slot->state == SLOT_FAILED) {
         slot_failed (slot, "read");
         break;
       }
-      if (slot->state != SLOT_READ_DONE)
+      if (slot->state != SLOT_DONE)
         break;
-      slothash_give (&sh, slot);
+      ordered_hash_give (&sh, slot);
     }
     nr_passed++;
   }
@@ -286,7 +302,7 @@ slot_hashed (struct slot *slot)
   /* Not given to the hash threads yet: its read is still in flight. */
   if (slot->seq >= nr_passed)
     return false;
-  return slothash_done (&sh, slot);
+  return ordered_hash_done (&sh, slot);
 }
 
 /* The in-order consumer: while the head of the ring is hashed, feed its
@@ -305,9 +321,9 @@ retire_hashed (void)
       break;
     }
     if (slot->kind == KIND_ZERO)
-      slothash_feed_zeroes (&sh, slot->length);
+      ordered_hash_feed_zeroes (&sh, slot->length);
     else
-      slothash_feed (&sh, slot);
+      ordered_hash_feed (&sh, slot);
     slot_debug (slot, "retired");
     bytes_hashed += slot->length;
     progress_update (&progress, bytes_hashed);
@@ -329,7 +345,7 @@ static void
 pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
 {
   /* A lost connection fails every read in flight: report the loss. */
-  conns_check (&src, &stop);
+  server_check (&src, &stop);
   while (!stop_requested (&stop)) {
     start_slots ();
     give_ready ();
@@ -340,9 +356,9 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
   /* Stopping, on a signal or a failure: wait only for the commands in
    * flight.  What the hash threads still hold is theirs to finish.
    */
-  if (stop_requested (&stop) ? !conns_busy (&src) : bytes_hashed == size)
+  if (stop_requested (&stop) ? !server_busy (&src) : bytes_hashed == size)
     ev_break (loop, EVBREAK_ALL);
-  conns_update (&src);
+  server_update (&src);
 }
 
 /* For the timeout message: the oldest read still in flight.  Slots
@@ -357,8 +373,8 @@ describe_oldest (const struct conn *c, char *buf, size_t len)
   uint64_t seq;
 
   for (seq = nr_passed; seq < ring->next_seq; seq++) {
-    slot = ring_at (ring, seq);
-    if (slot->kind == KIND_DATA && slot->state == SLOT_READING &&
+    slot = slot_at (seq);
+    if (slot->kind == KIND_DATA && slot->state == SLOT_BUSY &&
         slot->conn == c) {
       snprintf (buf, len, "read at offset %" PRIu64 " length %" PRIu64,
                 slot->offset, slot->length);
@@ -378,7 +394,7 @@ stopped (void)
     message ("interrupted by %s after hashing %" PRIu64 " of %" PRIu64
              " bytes; no digest", stop_signal_name (&stop), bytes_hashed,
              size);
-  conns_close ((struct conns *const []) { &src }, 1, &stop);
+  server_close ((struct server *const []) { &src }, 1, &stop);
   stop_exit (&stop);
 }
 
@@ -428,7 +444,7 @@ IMAGES_HELP
 static const char *digest = BLKHASH_DIGEST;
 static unsigned requests = CHECKSUM_REQUESTS;
 /* Block status is what lets zero runs go unread. */
-static struct connect_options opts = {
+static struct handle_options opts = {
   .pread_initialize = false, .want_extents = true,
 };
 static int progress_mode = PROGRESS_NONE;
@@ -449,34 +465,35 @@ checksum_image (struct image *img)
   struct ev_loop *loop;
 
   image = img->name;
-  blkhash_init (&hash, digest, block_size);
+  ordered_hash_setup (&hash, digest, block_size);
   image_prepare (img, NULL, false, cache);
   loop = EV_DEFAULT;
   /* With a timeout, the connection's timer bounds the wait for the
    * reads in flight when stopping; without, a grace period does.
    */
   stop_init (&stop, loop, timeout > 0 ? 0 : STOP_GRACE);
-  conns_connect (&src, loop, image, img, &opts, timeout, connections,
+  server_connect (&src, loop, image, img, &opts, timeout, connections,
                  false);
-  check_request_size (src.v[0]->nbd, image, request_size);
-  size = export_size (src.v[0]->nbd, image);
-  check_image_end (src.v[0]->nbd, image, size);
+  check_request_size (src.v[0]->glue.nbd, image, request_size);
+  size = export_size (src.v[0]->glue.nbd, image);
+  check_image_end (src.v[0]->glue.nbd, image, size);
   /* Block status goes to one connection: the map is one sequence. */
-  extents_init (&map, src.v[0]->nbd, image);
+  handle_extents (&map, src.v[0]->glue.nbd, image);
 
   ring = ring_new (requests, request_size, RING_IN_ORDER);
   if (ring == NULL)
     die ("cannot allocate %u requests of %" PRIu64 " bytes: %s",
          requests, request_size, strerror (errno));
+  ring->verbose = verbose;
   debug ("hashing %" PRIu64 " bytes with %s, %" PRIu64 "-byte blocks, "
          "%u requests of %" PRIu64 " bytes", size, digest, block_size,
          requests, request_size);
 
-  conns_set_describe (&src, describe_oldest);
+  server_set_describe (&src, describe_oldest);
   ev_prepare_init (&pump, pump_cb);
   ev_prepare_start (loop, &pump);
 
-  slothash_start (&sh, &hash, loop, ring);
+  ordered_hash_start (&sh, &hash, loop, ring);
 
   progress_init (&progress, progress_mode, size);
   ev_now_update (loop);
@@ -487,14 +504,14 @@ checksum_image (struct image *img)
     stopped ();
 
   ev_prepare_stop (loop, &pump);
-  slothash_final (&sh, size, hex);
+  ordered_hash_final (&sh, size, hex);
   debug ("%" PRIu64 " block-status commands", map.commands);
   printf ("%s  %s\n", hex, image);
 
-  conns_close ((struct conns *const []) { &src }, 1, &stop);
+  server_close ((struct server *const []) { &src }, 1, &stop);
   extents_free (&map);
   ring_free (ring);
-  slothash_free (&sh);
+  ordered_hash_free (&sh);
   image_free (img);
   exit (EXIT_SUCCESS);
 }
@@ -511,7 +528,7 @@ static volatile pid_t child;
 static volatile sig_atomic_t caught;
 
 /* SIGINT or SIGTERM while hashing several images: pass it to the child,
- * which stops the way one image stops (common/stop.h), and start no
+ * which stops the way one image stops (tools/stop.h), and start no
  * other image.  The child is in a process group of its own, so a
  * Ctrl-C at the terminal reaches it only through here, once.
  */
@@ -651,8 +668,8 @@ main (int argc, char *argv[])
       die ("--request-size: %s is not a multiple of the block size (%"
            PRIu64 " bytes)", rs_arg, block_size);
   }
-  blkhash_init (&hash, digest, block_size);
-  slothash_check (&hash, requests, request_size);
+  ordered_hash_setup (&hash, digest, block_size);
+  ordered_hash_check (&hash, requests, request_size);
   blkhash_free (&hash);
 
   if (n == 1)

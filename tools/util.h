@@ -3,7 +3,7 @@
  * Contract: nothing here knows about libev or libnbd, and each function
  * needs only libc and the others here, so a reader can copy any one of
  * them on its own.  The ones that compute a value (parse_size,
- * parse_count, human_size, round_down, round_up, is_power_of_2, is_zero)
+ * parse_count, human_size, round_down, round_up, is_power_of_2)
  * have unit tests in tests/test-util.c.  The ones that print, exit or
  * read the clock (set_progname, die, now_ns, the progress_* functions,
  * debug) have none of their own: the shell tests check their output
@@ -68,13 +68,6 @@ is_power_of_2 (uint64_t v)
 {
   return v != 0 && (v & (v - 1)) == 0;
 }
-
-/* True if the whole buffer is zero.  Checks the first 16 bytes, then
- * compares the buffer with itself shifted by 16 bytes, which lets memcmp
- * use its vector code; the idea comes from nbdkit's
- * common/include/iszero.h.
- */
-bool is_zero (const void *buf, size_t len);
 
 /* Monotonic time in nanoseconds, for request timings and throughput. */
 uint64_t now_ns (void);

@@ -26,7 +26,7 @@ struct flush {
  * (at once for a server that does not advertise flush, which must not
  * be sent one) and dies with the server's error if the flush failed.
  */
-bool flush_finished (struct flush *f, struct nbd_handle *nbd,
+bool flush_advance (struct flush *f, struct nbd_handle *nbd,
                      const char *name);
 
 #endif /* NBD_LIBEV_EXAMPLES_FLUSH_H */

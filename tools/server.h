@@ -9,10 +9,10 @@
  * requests over several gets more done.  nbdcopy does this by default,
  * with up to four connections and no more than the CPUs.
  *
- * A struct conns is a set of struct conn (common/conn.h) to one server, all
+ * A struct server is a set of struct conn (tools/conn.h) to one server, all
  * watched by the one loop:
  *
- *  - conns_connect opens the first connection and, once its handshake
+ *  - server_connect opens the first connection and, once its handshake
  *    says whether the server advertises multi-conn, the others.  The
  *    default (wanted = 0) follows nbdcopy's rule: DEFAULT_CONNECTIONS,
  *    but no more than the online CPUs, when the server advertises
@@ -27,7 +27,7 @@
  *    gets what was asked.  A server that refuses the extra connections
  *    (a connection limit) leaves the set with those it accepted.
  *
- *  - conns_pick chooses the connection for a new command: the one with
+ *  - server_pick chooses the connection for a new command: the one with
  *    the fewest commands in flight, so that a slow connection gets less
  *    work, taking them in turn among equals.
  *
@@ -35,8 +35,8 @@
  *    flush, go to the first connection, conns->v[0].
  */
 
-#ifndef NBD_LIBEV_EXAMPLES_CONNS_H
-#define NBD_LIBEV_EXAMPLES_CONNS_H
+#ifndef NBD_LIBEV_EXAMPLES_SERVER_H
+#define NBD_LIBEV_EXAMPLES_SERVER_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -44,7 +44,7 @@
 #include <ev.h>
 
 #include "conn.h"
-#include "connect.h"
+#include "handle.h"
 #include "image.h"
 #include "stop.h"
 
@@ -55,9 +55,9 @@
 #define DEFAULT_CONNECTIONS 4
 #define MAX_CONNECTIONS 16
 
-struct conns {
+struct server {
   unsigned n;                   /* connections in use: v[0] to v[n - 1] */
-  unsigned next;                /* where conns_pick's turn starts */
+  unsigned next;                /* where server_pick's turn starts */
   struct conn *v[MAX_CONNECTIONS];
   unsigned opened;              /* connections tried: c[0] to c[opened - 1] */
   struct conn c[MAX_CONNECTIONS];
@@ -73,26 +73,26 @@ struct conns {
  * Returns when every connection is ready or, for the extra ones, given
  * up; fatal if the first fails.
  */
-void conns_connect (struct conns *s, struct ev_loop *loop, const char *name,
-                    const struct image *img, const struct connect_options *opts,
+void server_connect (struct server *s, struct ev_loop *loop, const char *name,
+                    const struct image *img, const struct handle_options *opts,
                     double timeout, unsigned wanted, bool writing);
 
 /* The connection for a new command. */
-struct conn *conns_pick (struct conns *s);
+struct conn *server_pick (struct server *s);
 
 /* True if any connection has commands in flight (conn_busy). */
-bool conns_busy (const struct conns *s);
+bool server_busy (const struct server *s);
 
 /* conn_update and conn_check on every connection in use. */
-void conns_update (struct conns *s);
-void conns_check (const struct conns *s, struct stop *stop);
+void server_update (struct server *s);
+void server_check (const struct server *s, struct stop *stop);
 
 /* A clean disconnect of every connection of every set, in the loop
  * (conn_close_all), then close the handles.
  */
-void conns_close (struct conns *const sets[], size_t n, const struct stop *stop);
+void server_close (struct server *const sets[], size_t n, const struct stop *stop);
 
 /* Set the describe callback of every connection. */
-void conns_set_describe (struct conns *s, conn_describe_fn describe);
+void server_set_describe (struct server *s, conn_describe_fn describe);
 
-#endif /* NBD_LIBEV_EXAMPLES_CONNS_H */
+#endif /* NBD_LIBEV_EXAMPLES_SERVER_H */

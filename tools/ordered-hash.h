@@ -6,29 +6,29 @@
  *
  *  - Each slot of the ring gets a digest area of its own, room for the
  *    digests of a full request's blocks.  A hash thread fills it once
- *    slothash_give hands the slot over; the digests then wait there, however long, until
- *    the slots before it are fed too.  That is why a program that feeds
+ *    ordered_hash_give hands the slot over; the digests then wait
+ *    there, however long, until the slots before it are fed too.  That is why a program that feeds
  *    the outer digest must use a RING_IN_ORDER ring: a slot is reused
  *    only once it has been fed.
  *
  *  - The loop thread feeds the outer digest in offset order: a data
- *    slot's digests with slothash_feed, a run of whole zero blocks with
- *    slothash_feed_zeroes, without any data or thread.
+ *    slot's digests with ordered_hash_feed, a run of whole zero blocks
+ *    with ordered_hash_feed_zeroes, without any data or thread.
  *
  *  - Reads must start on block boundaries and hold whole blocks, except
  *    the last one of the image, so that no block straddles two slots.
  *
- *  - Optionally (slothash_record) it keeps the first 8 bytes of the
+ *  - Optionally (ordered_hash_record) it keeps the first 8 bytes of the
  *    digest of every data block fed, so that two hashes of the same
  *    length can say where they first differ.  Zero blocks cost nothing
  *    there either: a block missing from the record is a zero block.
  *
- * checksum-libev hashes what it reads; zero-extent-copy-libev hashes
- * what it copies, and the destination afterwards with --verify.
+ * nbd-evsum hashes what it reads; nbd-evcopy --checksum hashes what it
+ * copies, and the destination afterwards with --verify.
  */
 
-#ifndef NBD_LIBEV_EXAMPLES_SLOTHASH_H
-#define NBD_LIBEV_EXAMPLES_SLOTHASH_H
+#ifndef NBD_LIBEV_EXAMPLES_ORDERED_HASH_H
+#define NBD_LIBEV_EXAMPLES_ORDERED_HASH_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -46,7 +46,7 @@
  * connection cannot deliver data as fast as they hash it (SHA-256 with
  * SHA-NI does about 1.8 GB/s per core), so more would only sit idle.
  */
-#define SLOTHASH_MAX_THREADS 4
+#define ORDERED_HASH_MAX_THREADS 4
 
 /* The most memory the slots' digest areas may take.  A tiny block size
  * with large requests would otherwise ask for gigabytes (1-byte blocks
@@ -54,79 +54,83 @@
  * this limit every block size from 2 KiB up works with any request
  * shape the options allow, with digests of up to 64 bytes (SHA-512).
  */
-#define SLOTHASH_MAX_MEMORY (256 * 1024 * 1024)
+#define ORDERED_HASH_MAX_MEMORY (256 * 1024 * 1024)
 
 /* The most data blocks a record keeps: 64 MiB of entries, 256 GiB of
  * data in 64 KiB blocks.  Past it the record stops, and can no longer
  * say where two hashes differ.
  */
-#define SLOTHASH_MAX_RECORD (4 * 1024 * 1024)
+#define ORDERED_HASH_MAX_RECORD (4 * 1024 * 1024)
 
 /* One data block in a record: its number and the start of its digest. */
-struct slothash_entry {
+struct ordered_hash_entry {
   uint64_t block;
   uint64_t prefix;
 };
 
-struct slothash {
+struct ordered_hash {
   struct blkhash hash;          /* the outer digest: loop thread only */
   struct pool pool;
   unsigned char *digests;       /* one area per slot */
   size_t area_size;             /* bytes per area */
   uint64_t bytes_fed;           /* the image below this is in the hash */
-  bool recording;               /* slothash_record was called */
-  bool record_full;             /* more than SLOTHASH_MAX_RECORD entries */
-  struct slothash_entry *record;
+  bool recording;               /* ordered_hash_record was called */
+  bool record_full;             /* more than ORDERED_HASH_MAX_RECORD entries */
+  struct ordered_hash_entry *record;
   size_t record_len, record_alloc;
 };
 
+/* blkhash_init, fatal with a message naming the digest if it fails. */
+void ordered_hash_setup (struct blkhash *h, const char *digest,
+                         uint64_t block_size);
+
 /* Check that the digest areas of nr_slots slots of request_size bytes
- * fit in SLOTHASH_MAX_MEMORY, and die with a message naming the options
+ * fit in ORDERED_HASH_MAX_MEMORY, and die with a message naming the options
  * if not.  Before any connection, so that bad options fail first.
  */
-void slothash_check (const struct blkhash *hash, unsigned nr_slots,
-                     uint64_t request_size);
+void ordered_hash_check (const struct blkhash *hash, unsigned nr_slots,
+                         uint64_t request_size);
 
 /* Start the hash threads for ring, whose buffers the blkhash h (already
  * set up) will hash.  Takes over h.  Also stops and joins the threads
  * at exit: a thread still inside OpenSSL while exit () runs OpenSSL's
  * exit handler would race it.
  */
-void slothash_start (struct slothash *sh, struct blkhash *h,
-                     struct ev_loop *loop, struct ring *ring);
+void ordered_hash_start (struct ordered_hash *sh, struct blkhash *h,
+                         struct ev_loop *loop, struct ring *ring);
 
 /* Loop thread: hand a slot whose buffer holds its data to the threads.
- * The slot becomes SLOT_HASHING; slothash_done says when it is over.
+ * The slot becomes SLOT_BUSY (its kind is the caller's); ordered_hash_done says when it is over.
  */
-void slothash_give (struct slothash *sh, struct slot *slot);
+void ordered_hash_give (struct ordered_hash *sh, struct slot *slot);
 
 /* Loop thread: true once a slot given is hashed (SLOT_DONE) or failed
  * (SLOT_FAILED: out of memory in OpenSSL).
  */
-bool slothash_done (struct slothash *sh, struct slot *slot);
+bool ordered_hash_done (struct ordered_hash *sh, struct slot *slot);
 
 /* Loop thread, in offset order: feed a hashed slot's digests, or
  * length bytes of whole zero blocks.
  */
-void slothash_feed (struct slothash *sh, const struct slot *slot);
-void slothash_feed_zeroes (struct slothash *sh, uint64_t length);
+void ordered_hash_feed (struct ordered_hash *sh, const struct slot *slot);
+void ordered_hash_feed_zeroes (struct ordered_hash *sh, uint64_t length);
 
 /* After the last feed: stop the threads and write the hex digest of an
  * image of size bytes to hex (BLKHASH_HEX_SIZE bytes).
  */
-void slothash_final (struct slothash *sh, uint64_t size, char *hex);
+void ordered_hash_final (struct ordered_hash *sh, uint64_t size, char *hex);
 
 /* Before the first feed: keep a record of the data blocks' digests. */
-void slothash_record (struct slothash *sh);
+void ordered_hash_record (struct ordered_hash *sh);
 
 /* The offset of the first block at which two recorded hashes of the
  * same block size differ, or -1 if the records cannot tell (one was
  * full, or they do not differ).
  */
-int64_t slothash_first_difference (const struct slothash *a,
-                                   const struct slothash *b);
+int64_t ordered_hash_first_difference (const struct ordered_hash *a,
+                                       const struct ordered_hash *b);
 
 /* Stop the threads (if still running) and free everything. */
-void slothash_free (struct slothash *sh);
+void ordered_hash_free (struct ordered_hash *sh);
 
-#endif /* NBD_LIBEV_EXAMPLES_SLOTHASH_H */
+#endif /* NBD_LIBEV_EXAMPLES_ORDERED_HASH_H */

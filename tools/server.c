@@ -1,4 +1,4 @@
-/* nbd-libev-examples: several connections to one server.  See conns.h. */
+/* nbd-libev-examples: several connections to one server.  See server.h. */
 
 #ifdef HAVE_CONFIG_H
 #include <config.h>
@@ -15,7 +15,7 @@
 #include <ev.h>
 
 #include "conn.h"
-#include "conns.h"
+#include "server.h"
 #include "util.h"
 
 /* Name connection i, with its number if numbered. */
@@ -53,8 +53,8 @@ default_connections (void)
 }
 
 void
-conns_connect (struct conns *s, struct ev_loop *loop, const char *name,
-               const struct image *img, const struct connect_options *opts,
+server_connect (struct server *s, struct ev_loop *loop, const char *name,
+               const struct image *img, const struct handle_options *opts,
                double timeout, unsigned wanted, bool writing)
 {
   struct conn *extra[MAX_CONNECTIONS];
@@ -73,7 +73,7 @@ conns_connect (struct conns *s, struct ev_loop *loop, const char *name,
   /* Whether the server advertises multi-conn is only known now, from
    * the first handshake.
    */
-  multi = nbd_can_multi_conn (s->c[0].nbd) == 1;
+  multi = nbd_can_multi_conn (s->c[0].glue.nbd) == 1;
   if (wanted == 0 && img->kind == IMAGE_COMMAND)
     want = 1;
   else if (wanted == 0)
@@ -98,7 +98,7 @@ conns_connect (struct conns *s, struct ev_loop *loop, const char *name,
    */
   others = *img;
   if (img->kind != IMAGE_URI) {
-    s->socket_uri = nbd_get_uri (s->c[0].nbd);
+    s->socket_uri = nbd_get_uri (s->c[0].glue.nbd);
     if (s->socket_uri == NULL)
       die ("%s: %s", name, nbd_get_error ());
     others.kind = IMAGE_URI;
@@ -131,7 +131,7 @@ conns_connect (struct conns *s, struct ev_loop *loop, const char *name,
 }
 
 struct conn *
-conns_pick (struct conns *s)
+server_pick (struct server *s)
 {
   struct conn *best = NULL;
   int64_t fewest = INT64_MAX, in_flight;
@@ -140,7 +140,7 @@ conns_pick (struct conns *s)
   for (k = 0; k < s->n; k++) {
     struct conn *c = s->v[(s->next + k) % s->n];
 
-    in_flight = nbd_aio_in_flight (c->nbd);
+    in_flight = nbd_aio_in_flight (c->glue.nbd);
     if (in_flight < fewest) {
       best = c;
       fewest = in_flight;
@@ -152,7 +152,7 @@ conns_pick (struct conns *s)
 }
 
 bool
-conns_busy (const struct conns *s)
+server_busy (const struct server *s)
 {
   unsigned i;
 
@@ -163,7 +163,7 @@ conns_busy (const struct conns *s)
 }
 
 void
-conns_update (struct conns *s)
+server_update (struct server *s)
 {
   unsigned i;
 
@@ -172,7 +172,7 @@ conns_update (struct conns *s)
 }
 
 void
-conns_check (const struct conns *s, struct stop *stop)
+server_check (const struct server *s, struct stop *stop)
 {
   unsigned i;
 
@@ -181,7 +181,7 @@ conns_check (const struct conns *s, struct stop *stop)
 }
 
 void
-conns_set_describe (struct conns *s, conn_describe_fn describe)
+server_set_describe (struct server *s, conn_describe_fn describe)
 {
   unsigned i;
 
@@ -190,7 +190,7 @@ conns_set_describe (struct conns *s, conn_describe_fn describe)
 }
 
 void
-conns_close (struct conns *const sets[], size_t n, const struct stop *stop)
+server_close (struct server *const sets[], size_t n, const struct stop *stop)
 {
   struct conn *all[2 * MAX_CONNECTIONS];
   size_t i, j, k = 0;

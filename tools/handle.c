@@ -12,7 +12,7 @@
 
 #include <libnbd.h>
 
-#include "connect.h"
+#include "handle.h"
 #include "util.h"
 
 /* Set both buffer sizes on the socket libnbd connected.  Doing it after
@@ -57,7 +57,7 @@ set_socket_buffers (struct nbd_handle *nbd, const char *name, uint64_t size)
 }
 
 struct nbd_handle *
-open_handle (const char *name, const struct connect_options *opts)
+open_handle (const char *name, const struct handle_options *opts)
 {
   struct nbd_handle *nbd = nbd_create ();
 
@@ -75,29 +75,6 @@ open_handle (const char *name, const struct connect_options *opts)
    */
   if (nbd_set_uri_allow_local_file (nbd, true) == -1)
     die ("%s: %s", name, nbd_get_error ());
-  return nbd;
-}
-
-/* Die with libnbd's error for a connection to uri that failed. */
-static void __attribute__ ((noreturn))
-connect_failed (const char *name, const char *uri)
-{
-  /* A program that names the image by its URI need not hear it twice. */
-  if (strcmp (name, uri) == 0)
-    die ("%s: cannot connect: %s", name, nbd_get_error ());
-  die ("%s: cannot connect to %s: %s", name, uri, nbd_get_error ());
-}
-
-struct nbd_handle *
-connect_uri (const char *uri, const char *name,
-             const struct connect_options *opts)
-{
-  struct nbd_handle *nbd = open_handle (name, opts);
-
-  if (nbd_connect_uri (nbd, uri) == -1)
-    connect_failed (name, uri);
-  if (opts->socket_buffer > 0)
-    set_socket_buffers (nbd, name, opts->socket_buffer);
   return nbd;
 }
 
@@ -171,4 +148,12 @@ export_size (struct nbd_handle *nbd, const char *name)
   if (size == -1)
     die ("%s: %s", name, nbd_get_error ());
   return size;
+}
+
+void
+handle_extents (struct extent_map *map, struct nbd_handle *nbd,
+                const char *name)
+{
+  if (extents_init (map, nbd, name, verbose) == -1)
+    die ("%s: %s", name, nbd_get_error ());
 }

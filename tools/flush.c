@@ -23,7 +23,7 @@ flush_done (void *user_data, int *error)
 }
 
 bool
-flush_finished (struct flush *f, struct nbd_handle *nbd, const char *name)
+flush_advance (struct flush *f, struct nbd_handle *nbd, const char *name)
 {
   nbd_completion_callback cb = { .callback = flush_done, .user_data = f };
 

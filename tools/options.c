@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "connect.h"
+#include "handle.h"
 #include "options.h"
 #include "util.h"
 

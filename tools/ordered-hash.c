@@ -1,4 +1,4 @@
-/* nbd-libev-examples: the block hash of a ring's data.  See slothash.h. */
+/* nbd-libev-examples: the block hash of a ring's data.  See ordered-hash.h. */
 
 #ifdef HAVE_CONFIG_H
 #include <config.h>
@@ -11,14 +11,14 @@
 
 #include <openssl/evp.h>
 
-#include "slothash.h"
+#include "ordered-hash.h"
 #include "util.h"
 
 /* The hash whose threads may be running, for the exit handler. */
-static struct slothash *running;
+static struct ordered_hash *running;
 
 static unsigned char *
-slot_digests (const struct slothash *sh, const struct slot *slot)
+slot_digests (const struct ordered_hash *sh, const struct slot *slot)
 {
   return sh->digests + slot->index * sh->area_size;
 }
@@ -28,7 +28,7 @@ slot_digests (const struct slothash *sh, const struct slot *slot)
  */
 struct thread {
   EVP_MD_CTX *ctx;
-  const struct slothash *sh;
+  const struct ordered_hash *sh;
 };
 
 static void *
@@ -88,22 +88,35 @@ stop_at_exit (void)
 }
 
 void
-slothash_check (const struct blkhash *hash, unsigned nr_slots,
-                uint64_t request_size)
+ordered_hash_setup (struct blkhash *h, const char *digest,
+                    uint64_t block_size)
+{
+  if (blkhash_init (h, digest, block_size) == 0)
+    return;
+  if (errno == ENOENT)
+    die ("unknown digest '%s'", digest);
+  if (errno == EINVAL)
+    die ("digest '%s' has no fixed output size", digest);
+  die ("digest '%s': %s", digest, strerror (errno));
+}
+
+void
+ordered_hash_check (const struct blkhash *hash, unsigned nr_slots,
+                    uint64_t request_size)
 {
   uint64_t area = blkhash_nr_blocks (hash, request_size) * hash->md_size;
 
-  if (nr_slots * area > SLOTHASH_MAX_MEMORY)
+  if (nr_slots * area > ORDERED_HASH_MAX_MEMORY)
     die ("%u requests of %" PRIu64 " bytes in %" PRIu64 "-byte blocks "
          "need %" PRIu64 " MiB for block digests, more than %d MiB; use "
          "larger blocks, or smaller or fewer requests", nr_slots,
          request_size, hash->block_size, nr_slots * area / (1024 * 1024),
-         SLOTHASH_MAX_MEMORY / (1024 * 1024));
+         ORDERED_HASH_MAX_MEMORY / (1024 * 1024));
 }
 
 void
-slothash_start (struct slothash *sh, struct blkhash *h,
-                struct ev_loop *loop, struct ring *ring)
+ordered_hash_start (struct ordered_hash *sh, struct blkhash *h,
+                    struct ev_loop *loop, struct ring *ring)
 {
   static bool registered;
 
@@ -122,40 +135,42 @@ slothash_start (struct slothash *sh, struct blkhash *h,
     registered = true;
   }
   running = sh;
-  pool_start (&sh->pool, loop, pool_default_threads (SLOTHASH_MAX_THREADS),
-              ring->nr_slots, &ops, sh);
+  if (pool_start (&sh->pool, loop,
+                  pool_default_threads (ORDERED_HASH_MAX_THREADS),
+                  ring->nr_slots, &ops, sh) == -1)
+    die ("cannot start the hash threads: %s", strerror (errno));
   debug ("%u hash threads", sh->pool.nr_threads);
 }
 
 void
-slothash_give (struct slothash *sh, struct slot *slot)
+ordered_hash_give (struct ordered_hash *sh, struct slot *slot)
 {
-  slot->state = SLOT_HASHING;
+  slot->state = SLOT_BUSY;
   slot_debug (slot, "hashing");
   pool_give (&sh->pool, slot);
 }
 
 bool
-slothash_done (struct slothash *sh, struct slot *slot)
+ordered_hash_done (struct ordered_hash *sh, struct slot *slot)
 {
   return pool_finished (&sh->pool, slot);
 }
 
 /* Keep the start of each digest of a slot fed, with its block number. */
 static void
-record (struct slothash *sh, const struct slot *slot)
+record (struct ordered_hash *sh, const struct slot *slot)
 {
   uint64_t i, n = blkhash_nr_blocks (&sh->hash, slot->length);
   uint64_t first = sh->bytes_fed / sh->hash.block_size;
   const unsigned char *d = slot_digests (sh, slot);
-  struct slothash_entry *v;
+  struct ordered_hash_entry *v;
   size_t alloc;
 
   if (sh->record_full)
     return;
-  if (sh->record_len + n > SLOTHASH_MAX_RECORD) {
+  if (sh->record_len + n > ORDERED_HASH_MAX_RECORD) {
     debug ("more than %d data blocks: the record of digests stops",
-           SLOTHASH_MAX_RECORD);
+           ORDERED_HASH_MAX_RECORD);
     sh->record_full = true;
     return;
   }
@@ -177,24 +192,27 @@ record (struct slothash *sh, const struct slot *slot)
 }
 
 void
-slothash_feed (struct slothash *sh, const struct slot *slot)
+ordered_hash_feed (struct ordered_hash *sh, const struct slot *slot)
 {
   if (sh->recording)
     record (sh, slot);
-  blkhash_feed (&sh->hash, slot_digests (sh, slot),
-                blkhash_nr_blocks (&sh->hash, slot->length));
+  if (blkhash_feed (&sh->hash, slot_digests (sh, slot),
+                    blkhash_nr_blocks (&sh->hash, slot->length)) == -1)
+    die ("digest update failed");
   sh->bytes_fed += slot->length;
 }
 
 void
-slothash_feed_zeroes (struct slothash *sh, uint64_t length)
+ordered_hash_feed_zeroes (struct ordered_hash *sh, uint64_t length)
 {
-  blkhash_feed_zero_blocks (&sh->hash, length / sh->hash.block_size);
+  if (blkhash_feed_zero_blocks (&sh->hash,
+                                length / sh->hash.block_size) == -1)
+    die ("digest update failed");
   sh->bytes_fed += length;
 }
 
 void
-slothash_record (struct slothash *sh)
+ordered_hash_record (struct ordered_hash *sh)
 {
   sh->recording = true;
 }
@@ -204,7 +222,7 @@ slothash_record (struct slothash *sh)
  * not there is a zero block.
  */
 static uint64_t
-prefix_at (const struct slothash *sh, size_t *i, uint64_t block)
+prefix_at (const struct ordered_hash *sh, size_t *i, uint64_t block)
 {
   uint64_t zero = 0;
 
@@ -218,8 +236,8 @@ prefix_at (const struct slothash *sh, size_t *i, uint64_t block)
 }
 
 int64_t
-slothash_first_difference (const struct slothash *a,
-                           const struct slothash *b)
+ordered_hash_first_difference (const struct ordered_hash *a,
+                               const struct ordered_hash *b)
 {
   size_t i = 0, j = 0, ia = 0, ib = 0;
   uint64_t block;
@@ -240,14 +258,15 @@ slothash_first_difference (const struct slothash *a,
 }
 
 void
-slothash_final (struct slothash *sh, uint64_t size, char *hex)
+ordered_hash_final (struct ordered_hash *sh, uint64_t size, char *hex)
 {
   pool_stop (&sh->pool);
-  blkhash_final (&sh->hash, size, hex);
+  if (blkhash_final (&sh->hash, size, hex) == -1)
+    die ("digest final failed");
 }
 
 void
-slothash_free (struct slothash *sh)
+ordered_hash_free (struct ordered_hash *sh)
 {
   pool_stop (&sh->pool);
   if (running == sh)

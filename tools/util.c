@@ -185,23 +185,6 @@ human_size (uint64_t bytes, char *buf, size_t len)
   return buf;
 }
 
-bool
-is_zero (const void *buf, size_t len)
-{
-  const unsigned char *p = buf;
-  size_t i, head = MIN (len, (size_t) 16);
-
-  for (i = 0; i < head; i++)
-    if (p[i] != 0)
-      return false;
-  if (len <= 16)
-    return true;
-  /* The first 16 bytes are zero; if every later byte equals the byte 16
-   * places before it, they all are.
-   */
-  return memcmp (p, p + 16, len - 16) == 0;
-}
-
 uint64_t
 now_ns (void)
 {

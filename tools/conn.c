@@ -13,23 +13,10 @@
 #include <ev.h>
 
 #include "conn.h"
-#include "connect.h"
+#include "glue.h"
+#include "handle.h"
 #include "image.h"
 #include "util.h"
-
-/* Translate libnbd's wish into libev's event mask. */
-static int
-wanted_events (struct nbd_handle *nbd)
-{
-  unsigned dir = nbd_aio_get_direction (nbd);
-  int events = 0;
-
-  if (dir & LIBNBD_AIO_DIRECTION_READ)
-    events |= EV_READ;
-  if (dir & LIBNBD_AIO_DIRECTION_WRITE)
-    events |= EV_WRITE;
-  return events;
-}
 
 /* The server has failed us: keep why for conn_check, and stop waiting
  * for it.  Its commands in flight are abandoned.
@@ -42,8 +29,7 @@ give_up (struct conn *c, const char *fmt, ...)
   va_start (ap, fmt);
   vsnprintf (c->failure, sizeof c->failure, fmt, ap);
   va_end (ap);
-  ev_io_stop (c->loop, &c->io);
-  ev_timer_stop (c->loop, &c->timer);
+  conn_stop (c);
   c->waiting = false;
 }
 
@@ -57,42 +43,35 @@ cannot_connect (const struct conn *c, const char *why)
   bool same = strcmp (c->name, c->uri) == 0;
   char said[256];
 
-  if (!image_server_said (c->nbd, said, sizeof said))
+  if (!image_server_said (c->glue.nbd, said, sizeof said))
     said[0] = '\0';
   die ("%s: cannot connect%s%s: %s%s%s", c->name, same ? "" : " to ",
        same ? "" : c->uri, why, said[0] ? "; the server said: " : "", said);
 }
 
-/* Notify read, else write: see conn.h for why never both.  Read goes
- * first because a reply that has arrived is complete work waiting to be
- * collected, and collecting it frees the server to take more requests.
+/* The glue notifies libnbd (read, else write: common/glue.h says why
+ * never both); this callback adds the timeout's one piece of
+ * bookkeeping, and turns a failed notification into a lost connection.
  */
 static void
 io_cb (struct ev_loop *loop, ev_io *w, int revents)
 {
-  struct conn *c = w->data;
-  int r;
+  struct conn *c = (struct conn *) w;
 
-  if (revents & EV_READ) {
-    /* The server sent something: all the bookkeeping the timeout needs.
-     * ev_now is the loop's cached time, not a system call.
-     */
+  /* The server sent something.  ev_now is the loop's cached time, not
+   * a system call.
+   */
+  if (revents & EV_READ)
     c->last_reply = ev_now (loop);
-    r = nbd_aio_notify_read (c->nbd);
-  }
-  else if (revents & EV_WRITE)
-    r = nbd_aio_notify_write (c->nbd);
-  else
-    return;
   /* A failed notification leaves the handle dead: the connection is
    * lost (or was never made), and libnbd's message says how.  The
    * program learns of it from conn_check.
    */
-  if (r == -1) {
+  if (glue_notify (&c->glue, revents) == -1) {
     if (!c->connected && !c->optional)
-      cannot_connect (c, nbd_get_error ());
+      cannot_connect (c, c->glue.error);
     give_up (c, "%s: %s", c->connected ? "connection lost" : "refused",
-             nbd_get_error ());
+             c->glue.error);
   }
 }
 
@@ -151,20 +130,14 @@ timeout_cb (struct ev_loop *loop, ev_timer *w, int revents)
   ev_timer_again (loop, w);
 }
 
-/* Start the watchers on c->nbd, whose socket exists. */
+/* Start the watchers on the handle, whose socket exists. */
 static void
-watch (struct conn *c, struct ev_loop *loop, const char *name)
+watch (struct conn *c, struct ev_loop *loop, struct nbd_handle *nbd)
 {
-  int fd = nbd_aio_get_fd (c->nbd);
-
-  if (fd == -1)
-    die ("%s: %s", name, nbd_get_error ());
-  c->loop = loop;
-  c->name = name;
+  if (glue_start (&c->glue, loop, nbd) == -1)
+    die ("%s: %s", c->name, nbd_get_error ());
+  ev_set_cb (&c->glue.io, io_cb);
   c->last_reply = ev_now (loop);
-  ev_io_init (&c->io, io_cb, fd, wanted_events (c->nbd));
-  c->io.data = c;
-  ev_io_start (loop, &c->io);
   ev_init (&c->timer, timeout_cb);
   c->timer.data = c;
   if (c->handshake_timeout > 0) {
@@ -175,10 +148,11 @@ watch (struct conn *c, struct ev_loop *loop, const char *name)
 
 void
 conn_connect (struct conn *c, struct ev_loop *loop, const char *name,
-              const struct image *img, const struct connect_options *opts,
+              const struct image *img, const struct handle_options *opts,
               double timeout)
 {
-  c->nbd = open_handle (name, opts);
+  struct nbd_handle *nbd = open_handle (name, opts);
+
   c->name = name;
   c->uri = img->name;
   c->timeout = timeout;
@@ -196,17 +170,18 @@ conn_connect (struct conn *c, struct ev_loop *loop, const char *name,
   c->failure[0] = '\0';
   c->closing = false;
   /* This only starts connecting: the handshake goes on in the loop. */
-  if (image_aio_connect (img, c->nbd) == -1) {
+  c->glue.nbd = nbd;
+  if (image_aio_connect (img, nbd) == -1) {
     if (!c->optional)
       cannot_connect (c, nbd_get_error ());
-    c->loop = loop;
+    c->glue.loop = loop;
     snprintf (c->failure, sizeof c->failure, "refused: %s",
               nbd_get_error ());
-    ev_init (&c->io, io_cb);
+    ev_init (&c->glue.io, io_cb);
     ev_init (&c->timer, timeout_cb);
     return;
   }
-  watch (c, loop, name);
+  watch (c, loop, nbd);
 }
 
 /* True once c's handshake is over, or c was given up; fatal if it
@@ -217,20 +192,20 @@ connected (struct conn *c)
 {
   if (c->connected || c->failure[0] != '\0')
     return true;
-  if (nbd_aio_is_connecting (c->nbd) == 1)
+  if (nbd_aio_is_connecting (c->glue.nbd) == 1)
     return false;
-  if (nbd_aio_is_ready (c->nbd) != 1 && c->optional) {
+  if (nbd_aio_is_ready (c->glue.nbd) != 1 && c->optional) {
     give_up (c, "refused: the server closed the connection");
     return true;
   }
-  if (nbd_aio_is_ready (c->nbd) != 1)
+  if (nbd_aio_is_ready (c->glue.nbd) != 1)
     cannot_connect (c, "the server closed the connection");
   c->connected = true;
-  /* Set after connecting, for every kind of URI: common/connect.c
+  /* Set after connecting, for every kind of URI: tools/handle.c
    * explains why that is as good as before.
    */
   if (c->socket_buffer > 0)
-    set_socket_buffers (c->nbd, c->name, c->socket_buffer);
+    set_socket_buffers (c->glue.nbd, c->name, c->socket_buffer);
   debug ("%s: connected to %s", c->name, c->uri);
   return true;
 }
@@ -238,7 +213,7 @@ connected (struct conn *c)
 void
 conn_wait_connected (struct conn *const conns[], size_t n)
 {
-  struct ev_loop *loop = conns[0]->loop;
+  struct ev_loop *loop = conns[0]->glue.loop;
   bool all;
   size_t i;
 
@@ -256,61 +231,36 @@ conn_wait_connected (struct conn *const conns[], size_t n)
 }
 
 void
-conn_start (struct conn *c, struct ev_loop *loop, const char *name)
-{
-  c->uri = name;
-  c->timeout = 0;
-  c->handshake_timeout = 0;
-  c->socket_buffer = 0;
-  c->connected = true;
-  c->waiting = false;
-  c->describe = NULL;
-  c->failure[0] = '\0';
-  c->closing = false;
-  watch (c, loop, name);
-}
-
-void
 conn_update (struct conn *c)
 {
-  int events;
   bool waiting;
 
   if (c->failure[0] != '\0')
     return;
-  events = wanted_events (c->nbd);
-
   /* A wait starts now: the server has had no chance to answer yet, so
    * the time it spent idle before does not count against it.  Without
    * a timeout there is nothing to keep.
    */
   if (c->timeout > 0) {
-    waiting = !c->connected || c->closing || nbd_aio_in_flight (c->nbd) > 0;
+    waiting = !c->connected || c->closing ||
+      nbd_aio_in_flight (c->glue.nbd) > 0;
     if (waiting && !c->waiting)
-      c->last_reply = ev_now (c->loop);
+      c->last_reply = ev_now (c->glue.loop);
     c->waiting = waiting;
   }
-
-  /* ev_io_set may only be called on a stopped watcher, and restarting a
-   * watcher costs an epoll_ctl, so do it only when the mask changes.
-   */
-  if (events == (c->io.events & (EV_READ | EV_WRITE)))
-    return;
-  ev_io_stop (c->loop, &c->io);
-  ev_io_set (&c->io, c->io.fd, events);
-  ev_io_start (c->loop, &c->io);
+  glue_update (&c->glue);
 }
 
 bool
 conn_busy (const struct conn *c)
 {
-  return c->failure[0] == '\0' && nbd_aio_in_flight (c->nbd) > 0;
+  return c->failure[0] == '\0' && nbd_aio_in_flight (c->glue.nbd) > 0;
 }
 
 bool
 conn_ready (const struct conn *c)
 {
-  return c->failure[0] == '\0' && nbd_aio_is_ready (c->nbd) == 1;
+  return c->failure[0] == '\0' && nbd_aio_is_ready (c->glue.nbd) == 1;
 }
 
 void
@@ -322,7 +272,7 @@ conn_check (const struct conn *c, struct stop *s)
    * libnbd reads the end of the stream, fails the commands in flight
    * and marks the handle dead or closed.
    */
-  else if (nbd_aio_is_dead (c->nbd) == 1 || nbd_aio_is_closed (c->nbd) == 1)
+  else if (nbd_aio_is_dead (c->glue.nbd) == 1 || nbd_aio_is_closed (c->glue.nbd) == 1)
     stop_fail (s, "%s: connection lost: the server closed it", c->name);
 }
 
@@ -346,19 +296,19 @@ conn_strerror (int err)
 static bool
 closed (const struct conn *c)
 {
-  return c->failure[0] != '\0' || nbd_aio_is_closed (c->nbd) == 1 ||
-    nbd_aio_is_dead (c->nbd) == 1;
+  return c->failure[0] != '\0' || nbd_aio_is_closed (c->glue.nbd) == 1 ||
+    nbd_aio_is_dead (c->glue.nbd) == 1;
 }
 
 void
 conn_close_all (struct conn *const conns[], size_t n, const struct stop *s)
 {
-  struct ev_loop *loop = conns[0]->loop;
+  struct ev_loop *loop = conns[0]->glue.loop;
   bool stopping = stop_requested (s), all;
   size_t i;
 
   for (i = 0; i < n; i++)
-    if (conn_ready (conns[i]) && nbd_aio_disconnect (conns[i]->nbd, 0) == 0)
+    if (conn_ready (conns[i]) && nbd_aio_disconnect (conns[i]->glue.nbd, 0) == 0)
       conns[i]->closing = true;
   for (;;) {
     all = true;
@@ -368,7 +318,7 @@ conn_close_all (struct conn *const conns[], size_t n, const struct stop *s)
       conn_update (conns[i]);
     }
     /* A signal now means: do not wait for the goodbyes.  (A program
-     * already stopping gets "interrupted again" from common/stop.c.)
+     * already stopping gets "interrupted again" from tools/stop.c.)
      */
     if (all || (!stopping && stop_requested (s)))
       break;
@@ -380,13 +330,13 @@ conn_close_all (struct conn *const conns[], size_t n, const struct stop *s)
    */
   for (i = n; i-- > 0; ) {
     conn_stop (conns[i]);
-    image_close_handle (conns[i]->nbd);
+    image_close_handle (conns[i]->glue.nbd);
   }
 }
 
 void
 conn_stop (struct conn *c)
 {
-  ev_io_stop (c->loop, &c->io);
-  ev_timer_stop (c->loop, &c->timer);
+  glue_stop (&c->glue);
+  ev_timer_stop (c->glue.loop, &c->timer);
 }

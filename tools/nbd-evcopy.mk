@@ -1,0 +1,83 @@
+# tools/nbd-evcopy.mk: build and test lists (included by Makefile.am).
+
+bin_PROGRAMS += tools/nbd-evcopy
+
+tools_nbd_evcopy_SOURCES = \
+	tools/nbd-evcopy.c \
+	$(COMMON_BLKHASH) \
+	$(COMMON_EXTENTS) \
+	$(COMMON_GLUE) \
+	$(COMMON_ISZERO) \
+	$(COMMON_POOL) \
+	$(COMMON_RING) \
+	$(TOOLS_CONN) \
+	$(TOOLS_FLUSH) \
+	$(TOOLS_HANDLE) \
+	$(TOOLS_IMAGE) \
+	$(TOOLS_OPTIONS) \
+	$(TOOLS_ORDERED_HASH) \
+	$(TOOLS_RING_QUERY) \
+	$(TOOLS_SERVER) \
+	$(TOOLS_STOP) \
+	$(TOOLS_UTIL) \
+	$(NULL)
+tools_nbd_evcopy_CPPFLAGS = $(TOOLS_CPPFLAGS)
+# -pthread and libcrypto: --checksum hashes on a pool of threads.
+tools_nbd_evcopy_CFLAGS = \
+	$(WARNINGS_CFLAGS) \
+	-pthread \
+	$(LIBNBD_CFLAGS) \
+	$(LIBEV_CFLAGS) \
+	$(LIBCRYPTO_CFLAGS) \
+	$(NULL)
+tools_nbd_evcopy_LDFLAGS = -pthread
+tools_nbd_evcopy_LDADD = \
+	$(LIBNBD_LIBS) \
+	$(LIBEV_LIBS) \
+	$(LIBCRYPTO_LIBS) \
+	$(NULL)
+
+# One behaviour each, against real servers the tests start themselves
+# (tests/functions.sh).  copy-*: the plain copy (--no-extents
+# --no-sparse, every byte read and written); zero-*: extents, zeroes,
+# --checksum and --verify.
+TESTS_SH += \
+	tests/copy-pattern.sh \
+	tests/copy-socket-buffer.sh \
+	tests/copy-sparse-random.sh \
+	tests/copy-odd-sizes.sh \
+	tests/copy-zero-size.sh \
+	tests/copy-larger-destination.sh \
+	tests/copy-requests-1.sh \
+	tests/copy-request-size.sh \
+	tests/copy-init.sh \
+	tests/copy-flush.sh \
+	tests/copy-qemu-nbd.sh \
+	tests/copy-tcp.sh \
+	tests/copy-small-destination.sh \
+	tests/copy-bad-uri.sh \
+	tests/copy-destination-dies.sh \
+	tests/copy-bad-options.sh \
+	tests/copy-read-error.sh \
+	tests/copy-write-error.sh \
+	tests/copy-write-error-offset.sh \
+	tests/copy-flush-error.sh \
+	tests/copy-help.sh \
+	tests/copy-unaligned-size.sh \
+	$(NULL)
+
+TESTS_SH += \
+	tests/zero-log.sh \
+	tests/zero-allocation.sh \
+	tests/zero-sparse-random.sh \
+	tests/zero-qcow2.sh \
+	tests/zero-fallbacks.sh \
+	tests/zero-sizes.sh \
+	tests/zero-errors.sh \
+	tests/zero-checksum.sh \
+	tests/zero-verify.sh \
+	$(NULL)
+
+EXTRA_DIST += \
+	tests/zero-functions.sh \
+	$(NULL)

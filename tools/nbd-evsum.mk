@@ -1,0 +1,53 @@
+# tools/nbd-evsum.mk: build and test lists (included by Makefile.am).
+
+bin_PROGRAMS += tools/nbd-evsum
+
+tools_nbd_evsum_SOURCES = \
+	tools/nbd-evsum.c \
+	$(COMMON_BLKHASH) \
+	$(COMMON_EXTENTS) \
+	$(COMMON_GLUE) \
+	$(COMMON_ISZERO) \
+	$(COMMON_POOL) \
+	$(COMMON_RING) \
+	$(TOOLS_CONN) \
+	$(TOOLS_HANDLE) \
+	$(TOOLS_IMAGE) \
+	$(TOOLS_OPTIONS) \
+	$(TOOLS_ORDERED_HASH) \
+	$(TOOLS_SERVER) \
+	$(TOOLS_STOP) \
+	$(TOOLS_UTIL) \
+	$(NULL)
+tools_nbd_evsum_CPPFLAGS = $(TOOLS_CPPFLAGS)
+# -pthread: the block digests are computed on a pool of hash threads.
+tools_nbd_evsum_CFLAGS = \
+	$(WARNINGS_CFLAGS) \
+	-pthread \
+	$(LIBNBD_CFLAGS) \
+	$(LIBEV_CFLAGS) \
+	$(LIBCRYPTO_CFLAGS) \
+	$(NULL)
+tools_nbd_evsum_LDFLAGS = -pthread
+tools_nbd_evsum_LDADD = \
+	$(LIBNBD_LIBS) \
+	$(LIBEV_LIBS) \
+	$(LIBCRYPTO_LIBS) \
+	$(NULL)
+
+# Each test checks one behaviour against tests/blkhash-ref.py or
+# blkhash's published values.
+TESTS_SH += \
+	tests/checksum-errors.sh \
+	tests/checksum-files.sh \
+	tests/checksum-no-extents.sh \
+	tests/checksum-out-of-order.sh \
+	tests/checksum-published.sh \
+	tests/checksum-qemu-nbd.sh \
+	tests/checksum-ring-shapes.sh \
+	tests/checksum-sparse-random.sh \
+	tests/checksum-unaligned.sh \
+	tests/checksum-zero-runs.sh \
+	$(NULL)
+
+EXTRA_DIST += tests/blkhash-ref.py
