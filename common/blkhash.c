@@ -11,22 +11,21 @@
 #include "iszero.h"
 
 /* A run of zero blocks is fed this many digests per EVP_DigestUpdate
- * (64 KiB for SHA-256): large updates keep the per-call overhead
+ * (64 KiB for SHA-256): large updates keep the per-call cost
  * negligible, so a 1 TiB hole hashes in well under a second.
  */
 #define ZERO_RUN_DIGESTS 2048
 
-/* OpenSSL's digest calls fail only when out of memory or misused, but a
- * digest that silently skipped data would be worse than useless: every
- * failure is returned, and the program stops.
+/* OpenSSL's digest calls fail only when out of memory or misused, but
+ * a digest that skipped data would be worse than useless: every failure
+ * is returned.
  */
-
 int
 blkhash_init (struct blkhash *h, const char *digest, uint64_t block_size)
 {
   unsigned char *zeroes;
   size_t i;
-  int r;
+  int ok;
 
   memset (h, 0, sizeof *h);
   h->md = EVP_MD_fetch (NULL, digest, NULL);
@@ -34,10 +33,10 @@ blkhash_init (struct blkhash *h, const char *digest, uint64_t block_size)
     errno = ENOENT;
     return -1;
   }
-  h->md_size = EVP_MD_get_size (h->md);
-  /* Extendable-output functions such as SHAKE have no fixed size (OpenSSL
-   * 3 gives them a default one, which no other tool would agree on).
+  /* Extendable-output functions such as SHAKE have no fixed size
+   * (OpenSSL 3 gives them a default one, which no other tool agrees on).
    */
+  h->md_size = EVP_MD_get_size (h->md);
   if ((EVP_MD_get_flags (h->md) & EVP_MD_FLAG_XOF) != 0 ||
       h->md_size == 0 || h->md_size > EVP_MAX_MD_SIZE) {
     blkhash_free (h);
@@ -47,15 +46,15 @@ blkhash_init (struct blkhash *h, const char *digest, uint64_t block_size)
   h->block_size = block_size;
   h->outer = EVP_MD_CTX_new ();
   h->zero_run = malloc (ZERO_RUN_DIGESTS * h->md_size);
-  /* The zero-block digest comes from a real block of zeroes, so that it
-   * cannot disagree with a data block that happens to be all zero.
+  /* H (zero block) comes from a real block of zeroes, so that it cannot
+   * disagree with a data block that happens to be all zero.
    */
   zeroes = calloc (1, block_size);
-  r = h->outer && h->zero_run && zeroes &&
+  ok = h->outer && h->zero_run && zeroes &&
     EVP_DigestInit_ex2 (h->outer, h->md, NULL) == 1 &&
     EVP_Digest (zeroes, block_size, h->zero_digest, NULL, h->md, NULL) == 1;
   free (zeroes);
-  if (!r) {
+  if (!ok) {
     blkhash_free (h);
     errno = ENOMEM;
     return -1;
@@ -80,26 +79,10 @@ blkhash_nr_blocks (const struct blkhash *h, uint64_t len)
   return (len + h->block_size - 1) / h->block_size;
 }
 
-/* The digest of one block into md.  A full block of zeroes takes the
+/* Each block's digest into digests.  A full block of zeroes takes the
  * precomputed digest: checking costs far less than hashing.  A short
- * last block is always hashed, since H of fewer zeroes is a different
- * digest.
+ * last block is always hashed: H of fewer zeroes is another digest.
  */
-static int
-hash_block (const struct blkhash *h, EVP_MD_CTX *ctx,
-            const unsigned char *buf, size_t len, unsigned char *md)
-{
-  if (len == h->block_size && is_zero (buf, len)) {
-    memcpy (md, h->zero_digest, h->md_size);
-    return 0;
-  }
-  if (EVP_DigestInit_ex2 (ctx, h->md, NULL) != 1 ||
-      EVP_DigestUpdate (ctx, buf, len) != 1 ||
-      EVP_DigestFinal_ex (ctx, md, NULL) != 1)
-    return -1;
-  return 0;
-}
-
 int
 blkhash_blocks (const struct blkhash *h, EVP_MD_CTX *ctx,
                 const void *buf, size_t len, unsigned char *digests)
@@ -107,11 +90,14 @@ blkhash_blocks (const struct blkhash *h, EVP_MD_CTX *ctx,
   const unsigned char *p = buf;
   size_t i, n;
 
-  for (i = 0; i < len; i += n) {
+  for (i = 0; i < len; i += n, digests += h->md_size) {
     n = len - i < h->block_size ? len - i : h->block_size;
-    if (hash_block (h, ctx, p + i, n, digests) == -1)
+    if (n == h->block_size && is_zero (p + i, n))
+      memcpy (digests, h->zero_digest, h->md_size);
+    else if (EVP_DigestInit_ex2 (ctx, h->md, NULL) != 1 ||
+             EVP_DigestUpdate (ctx, p + i, n) != 1 ||
+             EVP_DigestFinal_ex (ctx, digests, NULL) != 1)
       return -1;
-    digests += h->md_size;
   }
   return 0;
 }

@@ -7,7 +7,6 @@
 
 #include "glue.h"
 
-/* libnbd's wish as libev's event mask. */
 static int
 wanted_events (struct nbd_handle *nbd)
 {
@@ -20,7 +19,7 @@ wanted_events (struct nbd_handle *nbd)
 int
 glue_notify (struct glue *g, int revents)
 {
-  int r;
+  int r = 0;
 
   /* Read first: a reply that has arrived is finished work waiting to
    * be collected, and collecting it frees the server for more.
@@ -29,8 +28,6 @@ glue_notify (struct glue *g, int revents)
     r = nbd_aio_notify_read (g->nbd);
   else if (revents & EV_WRITE)
     r = nbd_aio_notify_write (g->nbd);
-  else
-    return 0;
   if (r == -1) {
     snprintf (g->error, sizeof g->error, "%s", nbd_get_error ());
     glue_stop (g);
@@ -59,43 +56,15 @@ glue_start (struct glue *g, struct ev_loop *loop, struct nbd_handle *nbd)
   return 0;
 }
 
-int
-glue_wait_connected (struct glue *const gs[], size_t n)
-{
-  size_t i, connecting;
-
-  for (;;) {
-    connecting = 0;
-    for (i = 0; i < n; i++) {
-      if (gs[i]->error[0] != '\0')
-        return -1;
-      if (nbd_aio_is_connecting (gs[i]->nbd) == 1)
-        connecting++;
-      else if (nbd_aio_is_ready (gs[i]->nbd) != 1) {
-        snprintf (gs[i]->error, sizeof gs[i]->error,
-                  "the server closed the connection");
-        return -1;
-      }
-      glue_update (gs[i]);
-    }
-    if (connecting == 0)
-      return 0;
-    ev_run (gs[0]->loop, EVRUN_ONCE);
-  }
-}
-
 void
 glue_update (struct glue *g)
 {
-  int events;
+  int events = wanted_events (g->nbd);
 
-  if (g->error[0] != '\0')
-    return;
   /* ev_io_set needs a stopped watcher, and a restart costs an
    * epoll_ctl: only when the mask changes.
    */
-  events = wanted_events (g->nbd);
-  if (events == (g->io.events & (EV_READ | EV_WRITE)))
+  if (g->error[0] != '\0' || events == (g->io.events & (EV_READ | EV_WRITE)))
     return;
   ev_io_stop (g->loop, &g->io);
   ev_io_set (&g->io, g->io.fd, events);

@@ -30,9 +30,6 @@
 #ifndef NBD_LIBEV_EXAMPLES_GLUE_H
 #define NBD_LIBEV_EXAMPLES_GLUE_H
 
-#include <stdbool.h>
-#include <stddef.h>
-
 #include <libnbd.h>
 #include <ev.h>
 
@@ -43,25 +40,15 @@ struct glue {
   char error[256];              /* "" until the handle fails */
 };
 
-/* Watch nbd, which has started connecting (nbd_aio_connect_uri) or is
- * connected.  Returns -1 if it has no socket (libnbd's error says why).
- */
+/* Watch nbd, connected or connecting.  -1 if it has no socket. */
 int glue_start (struct glue *g, struct ev_loop *loop, struct nbd_handle *nbd);
 
-/* Run the loop until the handshake of each of the n handles is over.
- * Returns 0, or -1 if one failed: its g->error says why.
- */
-int glue_wait_connected (struct glue *const gs[], size_t n);
-
-/* From the prepare callback, after queuing commands: make the watcher
- * wait for what the handle wants now.
- */
+/* From the prepare callback, after queuing commands. */
 void glue_update (struct glue *g);
 
-/* Tell libnbd of one event, read else write.  Returns -1 once the
- * handle has failed (g->error set, the watcher stopped).  The watcher's
- * own callback calls it; a program that wants to do more per event sets
- * its own callback (ev_set_cb) and calls this from it.
+/* Tell libnbd of one event, read else write; -1 once the handle has
+ * failed (g->error set, the watcher stopped).  A program that does more
+ * per event sets its own callback (ev_set_cb) and calls this from it.
  */
 int glue_notify (struct glue *g, int revents);
 

@@ -2,8 +2,7 @@
  *
  * Checks the first 16 bytes, then compares the buffer with itself
  * shifted by 16 bytes, which lets memcmp use its vector code.  The idea
- * comes from nbdkit's common/include/iszero.h.  tests/test-iszero.c
- * tests it.
+ * comes from nbdkit's common/include/iszero.h (tests/test-util.c).
  */
 
 #ifndef NBD_LIBEV_EXAMPLES_ISZERO_H

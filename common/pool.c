@@ -11,68 +11,51 @@
 #include "pool.h"
 #include "ring.h"
 
+#define PENDING (-1)            /* the outcome of work not over yet */
+
 unsigned
 pool_default_threads (unsigned max)
 {
   long n = sysconf (_SC_NPROCESSORS_ONLN);
 
-  if (n < 1)
-    return 1;
-  return (unsigned long) n > max ? max : (unsigned) n;
+  return n < 1 ? 1 : (unsigned long) n > max ? max : (unsigned) n;
 }
 
-/* Worker: wait for the oldest queued slot and take it, or return NULL
- * when told to quit with nothing left to do.
+/* Worker: take the oldest queued slot, run the work, record the outcome
+ * under the lock and wake the loop; until told to quit.  Quitting drops
+ * what is still queued: on an interrupt the program should not wait
+ * for it.  The slot's state is left to the loop thread (pool_finished).
  */
-static struct slot *
-take (struct pool *p)
-{
-  struct slot *slot = NULL;
-
-  pthread_mutex_lock (&p->lock);
-  while (p->len == 0 && !p->quit)
-    pthread_cond_wait (&p->cond, &p->lock);
-  /* Quitting drops what is still queued: the program is done with it,
-   * and on an interrupt it should not wait for it.
-   */
-  if (!p->quit) {
-    slot = p->queue[p->first];
-    p->first = (p->first + 1) % p->size;
-    p->len--;
-  }
-  pthread_mutex_unlock (&p->lock);
-  return slot;
-}
-
-/* Worker: record the outcome under the lock, then wake the loop.  The
- * slot itself is left alone: its state is the loop thread's to change
- * (in pool_finished), so that the loop may look at every slot's state
- * without a lock.
- */
-static void
-finish (struct pool *p, struct slot *slot, int error)
-{
-  pthread_mutex_lock (&p->lock);
-  p->outcome[slot->index] = error;
-  pthread_mutex_unlock (&p->lock);
-  ev_async_send (p->loop, &p->wake);
-}
-
 static void *
 thread_main (void *arg)
 {
   struct pool_thread *t = arg;
   struct pool *p = t->pool;
   struct slot *slot;
+  int r;
 
-  while ((slot = take (p)) != NULL)
-    finish (p, slot, p->ops->work (t->data, slot));
-  return NULL;
+  for (;;) {
+    pthread_mutex_lock (&p->lock);
+    while (p->len == 0 && !p->quit)
+      pthread_cond_wait (&p->cond, &p->lock);
+    if (p->quit) {
+      pthread_mutex_unlock (&p->lock);
+      return NULL;
+    }
+    slot = p->queue[p->first];
+    p->first = (p->first + 1) % p->size;
+    p->len--;
+    pthread_mutex_unlock (&p->lock);
+
+    r = p->ops->work (t->data, slot);
+    pthread_mutex_lock (&p->lock);
+    p->outcome[slot->index] = r;
+    pthread_mutex_unlock (&p->lock);
+    ev_async_send (p->loop, &p->wake);
+  }
 }
 
-/* Nothing to do here: the wake-up itself is the point, since the
- * program's prepare callback runs before the loop blocks again.
- */
+/* The wake-up is the point: the prepare callback runs next. */
 static void
 wake_cb (struct ev_loop *loop, ev_async *w, int revents)
 {
@@ -83,23 +66,11 @@ pool_start (struct pool *p, struct ev_loop *loop, unsigned nr_threads,
             unsigned queue_size, const struct pool_ops *ops, void *opaque)
 {
   struct pool_thread *t;
-  unsigned i;
-  int r;
+  int r = nr_threads < 1 || nr_threads > POOL_MAX_THREADS ? EINVAL : 0;
 
   memset (p, 0, sizeof *p);
-  if (nr_threads < 1 || nr_threads > POOL_MAX_THREADS) {
-    errno = EINVAL;
-    return -1;
-  }
   p->queue = calloc (queue_size, sizeof *p->queue);
   p->outcome = calloc (queue_size, sizeof *p->outcome);
-  if (p->queue == NULL || p->outcome == NULL) {
-    free (p->queue);
-    free (p->outcome);
-    p->queue = NULL;
-    errno = ENOMEM;
-    return -1;
-  }
   pthread_mutex_init (&p->lock, NULL);
   pthread_cond_init (&p->cond, NULL);
   p->size = queue_size;
@@ -108,23 +79,25 @@ pool_start (struct pool *p, struct ev_loop *loop, unsigned nr_threads,
   ev_async_init (&p->wake, wake_cb);
   ev_async_start (loop, &p->wake);
 
-  /* A thread that cannot start stops those already running: the
-   * caller gets an error, never a half-made pool.
+  /* A thread that cannot start stops those already running: the caller
+   * gets an error, never a half-made pool.
    */
-  for (i = 0; i < nr_threads; i++) {
-    t = &p->threads[i];
+  if (r == 0 && (p->queue == NULL || p->outcome == NULL))
+    r = ENOMEM;
+  while (r == 0 && p->nr_threads < nr_threads) {
+    t = &p->threads[p->nr_threads];
     t->pool = p;
     t->data = ops->thread_init (opaque);
-    r = t->data == NULL ? ENOMEM : pthread_create (&t->thread, NULL,
-                                                    thread_main, t);
-    if (r != 0) {
-      if (t->data != NULL)
-        ops->thread_cleanup (t->data);
-      pool_stop (p);
-      errno = r;
-      return -1;
-    }
-    p->nr_threads++;
+    r = t->data ? pthread_create (&t->thread, NULL, thread_main, t) : ENOMEM;
+    if (r == 0)
+      p->nr_threads++;
+    else if (t->data)
+      ops->thread_cleanup (t->data);
+  }
+  if (r != 0) {
+    pool_stop (p);
+    errno = r;
+    return -1;
   }
   return 0;
 }
@@ -133,9 +106,8 @@ void
 pool_give (struct pool *p, struct slot *slot)
 {
   pthread_mutex_lock (&p->lock);
-  p->outcome[slot->index] = POOL_PENDING;
-  p->queue[(p->first + p->len) % p->size] = slot;
-  p->len++;
+  p->outcome[slot->index] = PENDING;
+  p->queue[(p->first + p->len++) % p->size] = slot;
   pthread_cond_signal (&p->cond);
   pthread_mutex_unlock (&p->lock);
 }
@@ -148,7 +120,7 @@ pool_finished (struct pool *p, struct slot *slot)
   pthread_mutex_lock (&p->lock);
   outcome = p->outcome[slot->index];
   pthread_mutex_unlock (&p->lock);
-  if (outcome == POOL_PENDING)
+  if (outcome == PENDING)
     return false;
   ring_complete (slot, outcome);
   return true;
@@ -159,7 +131,7 @@ pool_stop (struct pool *p)
 {
   unsigned i;
 
-  if (p->queue == NULL)
+  if (p->loop == NULL)
     return;                     /* never started, or stopped already */
   pthread_mutex_lock (&p->lock);
   p->quit = true;
@@ -172,8 +144,7 @@ pool_stop (struct pool *p)
   ev_async_stop (p->loop, &p->wake);
   free (p->queue);
   free (p->outcome);
-  p->queue = NULL;
-  p->outcome = NULL;
   pthread_cond_destroy (&p->cond);
   pthread_mutex_destroy (&p->lock);
+  memset (p, 0, sizeof *p);
 }

@@ -10,7 +10,7 @@
 
 #include "ring.h"
 
-const char *const slot_state_names[SLOT_NR_STATES] = {
+const char *const slot_state_names[] = {
   [SLOT_IDLE] = "idle",
   [SLOT_BUSY] = "busy",
   [SLOT_DONE] = "done",
@@ -27,49 +27,32 @@ now_ns (void)
 }
 
 struct ring *
-ring_new (unsigned nr_slots, size_t buf_size, enum ring_order order)
+ring_new (unsigned nr_slots, size_t buf_size)
 {
   long page = sysconf (_SC_PAGESIZE);
-  struct ring *ring;
+  struct ring *ring = calloc (1, sizeof *ring);
   unsigned i;
-  int r;
 
-  if (nr_slots == 0) {
-    errno = EINVAL;
+  if (ring == NULL || nr_slots == 0 ||
+      (ring->slots = calloc (nr_slots, sizeof *ring->slots)) == NULL) {
+    free (ring);
+    errno = nr_slots == 0 ? EINVAL : ENOMEM;
     return NULL;
   }
-  ring = calloc (1, sizeof *ring);
-  if (ring == NULL)
-    return NULL;
-  ring->order = order;
   ring->nr_slots = nr_slots;
   ring->buf_size = buf_size;
-  ring->slots = calloc (nr_slots, sizeof *ring->slots);
-  ring->free = calloc (nr_slots, sizeof *ring->free);
-  if (ring->slots == NULL || ring->free == NULL)
-    goto err;
   for (i = 0; i < nr_slots; i++) {
-    ring->slots[i].ring = ring;
-    ring->slots[i].index = i;
     /* Page-aligned, so that a reader may reuse the ring for O_DIRECT
      * file I/O.  Not cleared: a read fills every byte before use.
      */
-    if (buf_size > 0) {
-      r = posix_memalign (&ring->slots[i].buf,
-                          page > 0 ? (size_t) page : 4096, buf_size);
-      if (r != 0) {
-        errno = r;
-        goto err;
-      }
+    if (buf_size > 0 &&
+        (errno = posix_memalign (&ring->slots[i].buf,
+                                 page > 0 ? page : 4096, buf_size)) != 0) {
+      ring_free (ring);
+      return NULL;
     }
-    ring->free[nr_slots - 1 - i] = i;   /* slot 0 is handed out first */
   }
-  ring->nr_free = nr_slots;
   return ring;
-
- err:
-  ring_free (ring);
-  return NULL;
 }
 
 void
@@ -79,38 +62,31 @@ ring_free (struct ring *ring)
 
   if (ring == NULL)
     return;
-  for (i = 0; ring->slots && i < ring->nr_slots; i++)
+  for (i = 0; i < ring->nr_slots; i++)
     free (ring->slots[i].buf);
   free (ring->slots);
-  free (ring->free);
   free (ring);
 }
 
 struct slot *
 ring_take (struct ring *ring, uint64_t offset, uint64_t length)
 {
+  unsigned i = ring->next_seq % ring->nr_slots;
   struct slot *slot;
 
   if (ring_full (ring))
     return NULL;
-  /* In issue order at most nr_slots sequence numbers are outstanding,
-   * so the next one's slot is the one retired longest ago.
+  /* In issue order, slot next_seq % nr_slots is the one retired longest
+   * ago, and always idle; in any order, look on from there.
    */
-  if (ring->order == RING_IN_ORDER)
-    slot = &ring->slots[ring->next_seq % ring->nr_slots];
-  else
-    slot = &ring->slots[ring->free[--ring->nr_free]];
-  assert (slot->state == SLOT_IDLE);
-  slot->state = SLOT_BUSY;
-  slot->kind = 0;
-  slot->flags = 0;
-  slot->conn = NULL;
-  slot->seq = ring->next_seq++;
-  slot->offset = offset;
-  slot->length = length;
-  slot->error = 0;
-  /* Without -v, no clock read per request. */
-  slot->start_ns = ring->verbose ? now_ns () : 0;
+  while (ring->slots[i].state != SLOT_IDLE)
+    i = (i + 1) % ring->nr_slots;
+  slot = &ring->slots[i];
+  *slot = (struct slot) {
+    .ring = ring, .index = i, .buf = slot->buf, .state = SLOT_BUSY,
+    .seq = ring->next_seq++, .offset = offset, .length = length,
+    .start_ns = ring->verbose ? now_ns () : 0,  /* no clock without -v */
+  };
   ring->in_use++;
   return slot;
 }
@@ -120,6 +96,13 @@ ring_complete (struct slot *slot, int error)
 {
   slot->error = error;
   slot->state = error ? SLOT_FAILED : SLOT_DONE;
+}
+
+int
+ring_command_done (void *slot, int *error)
+{
+  ring_complete (slot, *error);
+  return 1;
 }
 
 struct slot *
@@ -135,30 +118,18 @@ ring_first_failed (struct ring *ring)
   return first;
 }
 
-static void
-put_back (struct ring *ring, struct slot *slot)
-{
-  assert (slot->state != SLOT_IDLE);
-  slot->state = SLOT_IDLE;
-  if (ring->order == RING_ANY_ORDER)
-    ring->free[ring->nr_free++] = slot->index;
-  ring->in_use--;
-}
-
 void
 ring_release (struct slot *slot)
 {
-  assert (slot->ring->order == RING_ANY_ORDER);
-  put_back (slot->ring, slot);
+  assert (slot->state != SLOT_IDLE);
+  slot->state = SLOT_IDLE;
+  slot->ring->in_use--;
 }
 
 struct slot *
 ring_head (struct ring *ring)
 {
-  assert (ring->order == RING_IN_ORDER);
-  if (ring->in_use == 0)
-    return NULL;
-  return &ring->slots[ring->head_seq % ring->nr_slots];
+  return ring->in_use ? &ring->slots[ring->head_seq % ring->nr_slots] : NULL;
 }
 
 void
@@ -167,17 +138,16 @@ ring_retire_head (struct ring *ring)
   struct slot *slot = ring_head (ring);
 
   assert (slot != NULL && slot->seq == ring->head_seq);
-  put_back (ring, slot);
+  ring_release (slot);
   ring->head_seq++;
 }
 
 void
 slot_debug (const struct slot *slot, const char *event)
 {
-  if (!slot->ring->verbose)
-    return;
-  fprintf (stderr, "slot %2u seq %-6" PRIu64 " %-6s %-12s offset %-12"
-           PRIu64 " length %-9" PRIu64 " %8.3f ms\n",
-           slot->index, slot->seq, slot_state_names[slot->state], event,
-           slot->offset, slot->length, (now_ns () - slot->start_ns) / 1e6);
+  if (slot->ring->verbose)
+    fprintf (stderr, "slot %2u seq %-6" PRIu64 " %-6s %-12s offset %-12"
+             PRIu64 " length %-9" PRIu64 " %8.3f ms\n",
+             slot->index, slot->seq, slot_state_names[slot->state], event,
+             slot->offset, slot->length, (now_ns () - slot->start_ns) / 1e6);
 }

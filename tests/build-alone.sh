@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Every example builds alone with the cc command in its header comment,
-# that command names the same common/*.c files as the program's
-# _SOURCES in examples/NAME.mk, and only the programs that hash
-# (checksum-libev, zero-extent-copy-libev) link libcrypto.
-# A reader who copies one example and its modules gets a program that
+# Every lesson in examples/ builds alone with the cc command in its
+# header comment, from a copy of the files that command names and
+# nothing else (so no tools/ header can creep in); that command names
+# the same common/*.c files as the program's _SOURCES in
+# examples/NAME.mk; only checksum-libev, the lesson that hashes, links
+# libcrypto.  And no common/ module includes a header from tools/.
+# A reader who copies one lesson and its modules gets a program that
 # builds, and the two build descriptions cannot drift apart.
 source "$abs_top_srcdir/tests/functions.sh"
 requires cc
@@ -74,6 +76,14 @@ mk_sources ()
 # (make distcheck).
 cd "$abs_top_srcdir"
 
+# The technique modules stand alone: each includes only system headers
+# and other common/ headers.
+for f in common/*.[ch]; do
+  for h in $(sed -n 's/^#include "\(.*\)"$/\1/p' "$f"); do
+    [ -f "common/$h" ] || fail "$f includes \"$h\", which is not in common/"
+  done
+done
+
 built=0
 for src in examples/*.c; do
   name=$(basename "$src" .c)
@@ -100,8 +110,16 @@ for src in examples/*.c; do
   done
   [ -n "$out" ] || fail "$src: the cc line has no -o: $line"
 
-  # (a) The command as printed, output aside, builds the program.
-  if ! "${cmd[@]}" 2>"$tmpdir/$name.err"; then
+  # (a) The command as printed, output aside, builds the program, in
+  # a directory holding only the files it names and their headers.
+  alone="$tmpdir/$name.alone"
+  mkdir -p "$alone/examples" "$alone/common"
+  cp "$src" "$alone/examples/"
+  cp common/*.h "$alone/common/"
+  for w in "${words[@]}"; do
+    case $w in common/*.c) cp "$w" "$alone/common/" ;; esac
+  done
+  if ! (cd "$alone" && "${cmd[@]}") 2>"$tmpdir/$name.err"; then
     cat "$tmpdir/$name.err" >&2
     fail "$src: its header's cc command failed: $line"
   fi
@@ -119,10 +137,10 @@ for src in examples/*.c; do
     fail "$src: its cc line (-) and $var in $mk (+) list different common/*.c files"
   fi
 
-  # (c) Only the programs that hash may need libcrypto: copy-libev,
-  # the plain lesson, must not pull it in.
+  # (c) Only the lesson that hashes may need libcrypto: the copiers
+  # must not pull it in.
   case $name in
-    checksum-libev|zero-extent-copy-libev) hashes=yes ;;
+    checksum-libev) hashes=yes ;;
     *) hashes=no ;;
   esac
   $dynamic "$out" >"$tmpdir/$name.dynamic" ||

@@ -11,12 +11,12 @@ requires nbdkit nbdcopy qemu-img qemu-nbd timeout
 
 mib=$((1024 * 1024))
 
-# checksum-libev: the line names the command; the digest is that of
+# nbd-evsum: the line names the command; the digest is that of
 # the same image on a server started here.
 start_nbdkit pat pattern $((3 * mib + 512))
-want=$(checksum-libev "$pat") || fail "checksum-libev $pat"
-got=$(checksum-libev [ nbdkit pattern $((3 * mib + 512)) ]) ||
-  fail "checksum-libev [ nbdkit ... ]"
+want=$(nbd-evsum "$pat") || fail "nbd-evsum $pat"
+got=$(nbd-evsum [ nbdkit pattern $((3 * mib + 512)) ]) ||
+  fail "nbd-evsum [ nbdkit ... ]"
 [ "$got" = "${want%% *}  [ nbdkit pattern $((3 * mib + 512)) ]" ] ||
   fail "got '$got'"
 
@@ -26,37 +26,44 @@ got=$(checksum-libev [ nbdkit pattern $((3 * mib + 512)) ]) ||
 qemu-img create -q -f qcow2 "$tmpdir/q.qcow2" $((3 * mib + 512))
 nbdcopy -- "$pat" [ qemu-nbd -f qcow2 "$tmpdir/q.qcow2" ] ||
   fail "cannot fill q.qcow2"
-got=$(checksum-libev -v -C 2 -- [ qemu-nbd -r -f qcow2 --shared=2 "$tmpdir/q.qcow2" ] \
-        2>"$tmpdir/log") || fail "checksum-libev [ qemu-nbd ... ]"
+got=$(nbd-evsum -v -C 2 -- [ qemu-nbd -r -f qcow2 --shared=2 "$tmpdir/q.qcow2" ] \
+        2>"$tmpdir/log") || fail "nbd-evsum [ qemu-nbd ... ]"
 [ "${got%% *}" = "${want%% *}" ] || fail "qemu-nbd: got '$got'"
 grep -q "connection 2: connected" "$tmpdir/log" ||
   fail "no second connection: $(grep connect "$tmpdir/log")"
 
-# Both copiers, from a captive nbdkit to a captive qemu-nbd and back to
-# a captive nbdkit file; the copies are read back and compared.
-for prog in copy-libev zero-extent-copy-libev; do
+# Both ways of copying, every byte (--no-extents --no-sparse) and by
+# extents, from a captive nbdkit to a captive qemu-nbd and back to a
+# captive nbdkit file; the copies are read back and compared.  $opts is
+# split on purpose: whole options, no spaces inside.
+for opts in "--no-extents --no-sparse" ""; do
   rm -f "$tmpdir/out.raw"
   truncate -s $((3 * mib + 512)) "$tmpdir/out.raw"
-  $prog -- [ nbdkit pattern $((3 * mib + 512)) ] \
-    [ qemu-nbd -f raw "$tmpdir/out.raw" ] || fail "$prog to qemu-nbd"
+  nbd-evcopy $opts -- [ nbdkit pattern $((3 * mib + 512)) ] \
+    [ qemu-nbd -f raw "$tmpdir/out.raw" ] ||
+    fail "nbd-evcopy $opts to qemu-nbd"
   read_back "$pat" "$tmpdir/want.raw"
-  cmp "$tmpdir/want.raw" "$tmpdir/out.raw" || fail "$prog: copy differs"
+  cmp "$tmpdir/want.raw" "$tmpdir/out.raw" ||
+    fail "nbd-evcopy $opts: copy differs"
   fill_file "$tmpdir/out2.raw" $((3 * mib + 512)) 252
-  $prog [ qemu-nbd -r -f raw "$tmpdir/out.raw" ] \
-    [ nbdkit file "$tmpdir/out2.raw" ] || fail "$prog to nbdkit file"
-  cmp "$tmpdir/want.raw" "$tmpdir/out2.raw" || fail "$prog: copy 2 differs"
+  nbd-evcopy $opts [ qemu-nbd -r -f raw "$tmpdir/out.raw" ] \
+    [ nbdkit file "$tmpdir/out2.raw" ] ||
+    fail "nbd-evcopy $opts to nbdkit file"
+  cmp "$tmpdir/want.raw" "$tmpdir/out2.raw" ||
+    fail "nbd-evcopy $opts: copy 2 differs"
 done
-zero-extent-copy-libev --checksum [ nbdkit pattern $((3 * mib + 512)) ] \
+nbd-evcopy --checksum [ nbdkit pattern $((3 * mib + 512)) ] \
   [ nbdkit memory $((3 * mib + 512)) ] >"$tmpdir/out" ||
-  fail "zero-extent-copy-libev --checksum"
+  fail "nbd-evcopy --checksum"
 [ "$(cat "$tmpdir/out")" = "${want%% *}  [ nbdkit pattern $((3 * mib + 512)) ]" ] ||
   fail "--checksum line: $(cat "$tmpdir/out")"
 
 # What can go wrong, each in one line, within seconds.
-for prog in checksum-libev copy-libev zero-extent-copy-libev; do
-  if [ $prog = checksum-libev ]; then dst=(); else dst=("$tmpdir/x.raw"); fi
+# $prog is split on purpose: the program and its options.
+for prog in nbd-evsum "nbd-evcopy --no-extents --no-sparse" nbd-evcopy; do
+  if [ "$prog" = nbd-evsum ]; then dst=(); else dst=("$tmpdir/x.raw"); fi
   what="[ nbdkit nosuchplugin ]: cannot connect"
-  [ $prog = checksum-libev ] ||
+  [ "$prog" = nbd-evsum ] ||
     what="source: cannot connect to [ nbdkit nosuchplugin ]"
   expect_error "$what: nbd_aio_notify_read: recv: Connection reset by peer; the server said: nbdkit: error: cannot open plugin 'nosuchplugin'" \
     timeout 20 $prog -- [ nbdkit nosuchplugin ] "${dst[@]}"
@@ -72,18 +79,18 @@ done
 # A local file whose server is not installed: a PATH without it.
 mkdir "$tmpdir/bin"
 ln -s "$(command -v nbdkit)" "$tmpdir/bin/nbdkit"
-cl=$(type -P checksum-libev)
+evsum=$(type -P nbd-evsum)
 expect_error "q.qcow2: a qcow2 image needs qemu-nbd, which is not installed (Debian package qemu-utils)" \
-  env PATH="$tmpdir/bin" "$cl" "$tmpdir/q.qcow2"
+  env PATH="$tmpdir/bin" "$evsum" "$tmpdir/q.qcow2"
 rm "$tmpdir/bin/nbdkit"
 ln -s "$(command -v qemu-nbd)" "$tmpdir/bin/qemu-nbd"
 expect_error "out.raw: a raw image is served by nbdkit, which is not installed (Debian package nbdkit)" \
-  env PATH="$tmpdir/bin" "$cl" "$tmpdir/out.raw"
+  env PATH="$tmpdir/bin" "$evsum" "$tmpdir/out.raw"
 
 # SIGTERM during a run of several images: the image being hashed stops
 # cleanly, no other starts, and the status says which signal.
 # (env, not the shell function: $! must be the program itself.)
-env "$mark" checksum-libev --requests=1 [ nbdkit pattern 1M ] \
+env "$mark" nbd-evsum --requests=1 [ nbdkit pattern 1M ] \
   [ nbdkit --filter=delay pattern 1G rdelay=100ms ] [ nbdkit pattern 2M ] \
   >"$tmpdir/out" 2>"$tmpdir/err" &
 pid=$!

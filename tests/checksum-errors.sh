@@ -7,33 +7,33 @@ requires nbdkit
 
 start_nbdkit good pattern 8M
 
-expect_error "unknown digest 'nosuch'" checksum-libev --digest=nosuch "$good"
+expect_error "unknown digest 'nosuch'" nbd-evsum --digest=nosuch "$good"
 expect_error "digest 'shake128' has no fixed output size" \
-  checksum-libev --digest=shake128 "$good"
+  nbd-evsum --digest=shake128 "$good"
 expect_error "--block-size: 3000 is not a power of two" \
-  checksum-libev --block-size=3000 "$good"
+  nbd-evsum --block-size=3000 "$good"
 expect_error "--request-size: 96k is not a multiple of the block size" \
-  checksum-libev --request-size=96k "$good"
-expect_error "--requests: '0'" checksum-libev --requests=0 "$good"
-expect_error "expected an image" checksum-libev
+  nbd-evsum --request-size=96k "$good"
+expect_error "--requests: '0'" nbd-evsum --requests=0 "$good"
+expect_error "expected an image" nbd-evsum
 # Digest areas are bounded before anything is allocated or connected.
 expect_error "256 requests of 33554432 bytes in 512-byte blocks need 512 MiB for block digests, more than 256 MiB" \
-  checksum-libev --block-size=512 --request-size=32M --requests=256 "$good"
+  nbd-evsum --block-size=512 --request-size=32M --requests=256 "$good"
 expect_error "need 1024 MiB for block digests" \
-  checksum-libev --block-size=1 --request-size=32M --requests=1 "$good"
+  nbd-evsum --block-size=1 --request-size=32M --requests=1 "$good"
 # The largest shape with 2 KiB blocks and SHA-512 fits.
-checksum-libev --block-size=2k --request-size=32M --requests=256 \
+nbd-evsum --block-size=2k --request-size=32M --requests=256 \
   --digest=sha512 "$good" >/dev/null || fail "2 KiB blocks were refused"
 expect_error "cannot connect" \
-  checksum-libev "nbd+unix:///?socket=$tmpdir/nothing.sock"
+  nbd-evsum "nbd+unix:///?socket=$tmpdir/nothing.sock"
 
 # Every read fails: the first one in offset order is reported.
 start_nbdkit allbad --filter=error pattern 8M \
   error-pread=EIO error-pread-rate=100%
 expect_error "read failed at offset 0 length 262144: Input/output error" \
-  checksum-libev "$allbad"
+  nbd-evsum "$allbad"
 # The message names the image as given, and the connection.
-grep -qF "checksum-libev: $allbad connection " "$tmpdir/err" ||
+grep -qF "nbd-evsum: $allbad connection " "$tmpdir/err" ||
   fail "the message does not name the image and its connection"
 
 # One bad megabyte in the middle, after reads that succeeded and were
@@ -46,4 +46,4 @@ start_nbdkit onebad eval \
          fi
          head -c $3 /dev/zero'
 expect_error "read failed at offset 4194304 length 262144: Input/output error" \
-  checksum-libev "$onebad"
+  nbd-evsum "$onebad"

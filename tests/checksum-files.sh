@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# checksum-libev on local files: raw and qcow2 give the digest of the
-# same image served by a server the test started, and of the hashlib
+# nbd-evsum on local files: raw and qcow2 give the digest of the same
+# image served by a server the test started, and of the hashlib
 # reference; several images in one run give one line each, in order,
 # named as given, with a missing file among them costing only its own
 # line; --cache=none gives the same digests; and a block device (a loop
@@ -26,34 +26,34 @@ want=$(python3 "$abs_top_srcdir/tests/blkhash-ref.py" "$raw") ||
 start_nbdkit nraw --readonly file "$raw"
 start_qemu_nbd qq -r -f qcow2 "$tmpdir/img.qcow2"
 for uri in "$nraw" "$qq"; do
-  [ "$(checksum-libev "$uri")" = "$want  $uri" ] ||
-    fail "checksum-libev $uri is not $want"
+  [ "$(nbd-evsum "$uri")" = "$want  $uri" ] ||
+    fail "nbd-evsum $uri is not $want"
 done
 
 # The files themselves, several in one run, and a missing one between
 # them: its line goes to stderr, the others are printed in order.
 cd "$tmpdir"
-if checksum-libev img.raw missing.raw img.qcow2 "$raw" \
+if nbd-evsum img.raw missing.raw img.qcow2 "$raw" \
      >"$tmpdir/out" 2>"$tmpdir/err"; then
   fail "a missing file did not make the exit status 1"
 fi
 printf '%s  %s\n' "$want" img.raw "$want" img.qcow2 "$want" "$raw" \
   >"$tmpdir/expected"
 diff -u "$tmpdir/expected" "$tmpdir/out" || fail "wrong lines on stdout"
-[ "$(cat "$tmpdir/err")" = "checksum-libev: missing.raw: No such file or directory" ] ||
+[ "$(cat "$tmpdir/err")" = "nbd-evsum: missing.raw: No such file or directory" ] ||
   fail "stderr: $(cat "$tmpdir/err")"
 
 # All good: status 0.
-checksum-libev img.raw img.qcow2 >"$tmpdir/out" || fail "exit status not 0"
+nbd-evsum img.raw img.qcow2 >"$tmpdir/out" || fail "exit status not 0"
 [ "$(wc -l <"$tmpdir/out")" -eq 2 ] || fail "not two lines"
 
 # --cache=none: nbdkit's cache=none for raw, O_DIRECT for qcow2, which
 # the file system must support.
-checksum-libev --cache=none img.raw >"$tmpdir/out" || fail "--cache=none raw"
+nbd-evsum --cache=none img.raw >"$tmpdir/out" || fail "--cache=none raw"
 [ "$(cat "$tmpdir/out")" = "$want  img.raw" ] || fail "--cache=none raw digest"
 if dd if=/dev/zero of="$tmpdir/direct" bs=4096 count=1 oflag=direct \
      status=none 2>/dev/null; then
-  checksum-libev --cache=none img.qcow2 >"$tmpdir/out" ||
+  nbd-evsum --cache=none img.qcow2 >"$tmpdir/out" ||
     fail "--cache=none qcow2"
   [ "$(cat "$tmpdir/out")" = "$want  img.qcow2" ] ||
     fail "--cache=none qcow2 digest"
@@ -62,17 +62,18 @@ else
 fi
 
 # Things that are no image.
-expect_error "checksum-libev: $tmpdir: not a regular file or a block device" \
-  checksum-libev "$tmpdir"
-expect_error "checksum-libev: /dev/null: not a regular file or a block device" \
-  checksum-libev /dev/null
+expect_error "nbd-evsum: $tmpdir: not a regular file or a block device" \
+  nbd-evsum "$tmpdir"
+expect_error "nbd-evsum: /dev/null: not a regular file or a block device" \
+  nbd-evsum /dev/null
 
 # A block device.  Loop devices need root and the loop driver: only
 # this part is skipped without them.
 if loopdev=$(losetup --find --show --read-only "$raw" 2>/dev/null); then
-  [ "$(checksum-libev "$loopdev")" = "$want  $loopdev" ] ||
-    fail "checksum-libev $loopdev"
-  copy-libev "$loopdev" "$tmpdir/from-dev.raw" || fail "copy-libev $loopdev"
+  [ "$(nbd-evsum "$loopdev")" = "$want  $loopdev" ] ||
+    fail "nbd-evsum $loopdev"
+  nbd-evcopy --no-extents --no-sparse "$loopdev" "$tmpdir/from-dev.raw" ||
+    fail "nbd-evcopy $loopdev"
   cmp "$raw" "$tmpdir/from-dev.raw" || fail "copy of $loopdev differs"
   losetup -d "$loopdev"
   loopdev=

@@ -12,11 +12,11 @@ start_nbdkit failing --filter=error data "$spec" \
 start_nbdkit nosr --no-sr data "$spec"
 
 check_blkhash "$plain"
-want=$(checksum-libev "$plain") || fail "checksum-libev $plain"
+want=$(nbd-evsum "$plain") || fail "nbd-evsum $plain"
 # nbdcopy gives up on failing block status, so compare with the plain
 # server, which the reference has just vouched for.
 for uri in "$failing" "$nosr"; do
-  got=$(checksum-libev -v "$uri" 2>"$tmpdir/debug") || fail "checksum-libev $uri"
+  got=$(nbd-evsum -v "$uri" 2>"$tmpdir/debug") || fail "nbd-evsum $uri"
   [ "${got%% *}" = "${want%% *}" ] ||
     fail "$uri: got ${got%% *}, expected ${want%% *}"
   ! grep -q 'zero run' "$tmpdir/debug" || fail "$uri: zero run without extents"

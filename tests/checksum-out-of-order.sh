@@ -16,7 +16,7 @@ start_nbdkit slow eval \
          echo $4 >>'"$tmpdir/order"
 
 want=$(python3 "$abs_top_srcdir/tests/blkhash-ref.py" "$tmpdir/img")
-got=$(checksum-libev -v --request-size=1M "$slow" 2>"$tmpdir/debug") || fail "checksum-libev"
+got=$(nbd-evsum -v --request-size=1M "$slow" 2>"$tmpdir/debug") || fail "nbd-evsum"
 [ "$got" = "$want  $slow" ] || fail "got '$got', expected '$want  $slow'"
 
 # The server finished the reads out of order ...

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# checksum-libev gives the digests that blkhash publishes for its own
-# test images, and so does the reference, tests/blkhash-ref.py: both
+# nbd-evsum gives the digests that blkhash publishes for its own test
+# images, and so does the reference, tests/blkhash-ref.py: both
 # implement the construction of blksum (and of nbdcopy --blkhash in
 # libnbd after 1.22; the nbdcopy installed here has no such option).
 source "$abs_top_srcdir/tests/functions.sh"
@@ -10,9 +10,9 @@ requires nbdkit nbdcopy python3
 expect ()
 {
   want=$1; uri=$2; shift 2
-  got=$(checksum-libev "$@" "$uri") || fail "checksum-libev $* failed"
+  got=$(nbd-evsum "$@" "$uri") || fail "nbd-evsum $* failed"
   [ "$got" = "$want  $uri" ] ||
-    fail "checksum-libev $*: got '$got', expected '$want  $uri'"
+    fail "nbd-evsum $*: got '$got', expected '$want  $uri'"
   check_blkhash "$uri" "$@"
 }
 

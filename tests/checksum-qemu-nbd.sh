@@ -29,16 +29,16 @@ for fmt in raw qcow2; do
   check_blkhash "$uri" --digest=sha512 --block-size=4096
 
   # Block status must have turned holes into zero runs.
-  checksum-libev -v "$uri" >/dev/null 2>"$tmpdir/log" || fail "checksum-libev -v"
+  nbd-evsum -v "$uri" >/dev/null 2>"$tmpdir/log" || fail "nbd-evsum -v"
   grep -q 'zero run' "$tmpdir/log" || fail "$fmt: no zero run from block status"
 
   # The same bytes with every block read.
   start_nbdkit n$fmt --filter=noextents nbd socket="$tmpdir/q$fmt.sock"
   eval nouri=\$n$fmt
-  want=$(checksum-libev "$uri") || fail "checksum-libev $uri"
-  got=$(checksum-libev "$nouri") || fail "checksum-libev $nouri"
+  want=$(nbd-evsum "$uri") || fail "nbd-evsum $uri"
+  got=$(nbd-evsum "$nouri") || fail "nbd-evsum $nouri"
   [ "${got%% *}" = "${want%% *}" ] ||
     fail "$fmt: noextents gives ${got%% *}, block status ${want%% *}"
-  checksum-libev -v "$nouri" >/dev/null 2>"$tmpdir/log" || fail "checksum-libev -v"
+  nbd-evsum -v "$nouri" >/dev/null 2>"$tmpdir/log" || fail "nbd-evsum -v"
   ! grep -q 'zero run' "$tmpdir/log" || fail "$fmt: zero run without extents"
 done

@@ -23,5 +23,5 @@ check_blkhash "$file" --block-size=512 --request-size=512 --requests=16
 check_blkhash "$file" --block-size=1024 --request-size=3k
 check_blkhash "$sr" --progress
 
-checksum-libev --help | grep -q '^Usage: checksum-libev' || fail "--help"
-checksum-libev --version | grep -q '^checksum-libev ' || fail "--version"
+nbd-evsum --help | grep -q '^Usage: nbd-evsum' || fail "--help"
+nbd-evsum --version | grep -q '^nbd-evsum ' || fail "--version"

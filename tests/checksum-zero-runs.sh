@@ -7,7 +7,7 @@ source "$abs_top_srcdir/tests/functions.sh"
 requires nbdkit python3
 
 start_nbdkit big --filter=log data '1' size=1T logfile="$tmpdir/log"
-got=$(checksum-libev "$big") || fail "checksum-libev $big"
+got=$(nbd-evsum "$big") || fail "nbd-evsum $big"
 
 want=$(python3 -c '
 import hashlib

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# common/conn.c notifies libnbd of one event per wake-up, read before
+# common/glue.c notifies libnbd of one event per wake-up, read before
 # write, so a socket reported readable and writable at once does not
 # make the write notification fail (see tests/conn-both-events.c).
 source "$abs_top_srcdir/tests/functions.sh"

@@ -16,8 +16,8 @@ start_nbdkit dst file "$tmpdir/dst.img"
 
 bad ()
 {
-  expect_error "$1" copy-libev "${@:2}"
-  grep -q '^copy-libev: ' "$tmpdir/err" || fail "message without the program's name"
+  expect_error "$1" nbd-evcopy --no-extents --no-sparse "${@:2}"
+  grep -q '^nbd-evcopy: ' "$tmpdir/err" || fail "message without the program's name"
 }
 
 bad "--requests: '0' is not a number from 1 to 256" --requests=0 "$src" "$dst"

@@ -20,8 +20,10 @@ for bad in "nbd+unix:///?socket=$tmpdir/nobody.sock" \
            "nbd://127.0.0.1:$closed_port" \
            "nbd://[::1" \
            "nbd+vsock:///"; do
-  expect_error "source: cannot connect to $bad: " copy-libev "$bad" "$dst"
-  expect_error "destination: cannot connect to $bad: " copy-libev "$src" "$bad"
+  expect_error "source: cannot connect to $bad: " \
+    nbd-evcopy --no-extents --no-sparse "$bad" "$dst"
+  expect_error "destination: cannot connect to $bad: " \
+    nbd-evcopy --no-extents --no-sparse "$src" "$bad"
 done
 
 # Anything that is not an NBD URI is a local path.  A source must
@@ -29,12 +31,12 @@ done
 # created is the error.
 for bad in "foo://bar" "not a file" "$tmpdir/no/such/dir"; do
   expect_error "source: $bad: No such file or directory" \
-    copy-libev "$bad" "$dst"
+    nbd-evcopy --no-extents --no-sparse "$bad" "$dst"
 done
 expect_error "destination: $tmpdir/no/such/dir: cannot create: No such file or directory" \
-  copy-libev "$src" "$tmpdir/no/such/dir"
+  nbd-evcopy --no-extents --no-sparse "$src" "$tmpdir/no/such/dir"
 expect_error "source: $tmpdir: not a regular file or a block device" \
-  copy-libev "$tmpdir" "$dst"
+  nbd-evcopy --no-extents --no-sparse "$tmpdir" "$dst"
 
 stop_server dst
 cmp "$tmpdir/marker.img" "$tmpdir/dst.img" || fail "the destination was changed"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# A destination server that stops during a copy: both copiers report the
-# first failure in one line, never a write started on the dead handle.
+# A destination server that stops during a copy: nbd-evcopy, copying
+# every byte or by extents, reports the first failure in one line, never
+# a write started on the dead handle.
 # Killed (SIGKILL), the server leaves a lost connection; stopped cleanly
 # (SIGTERM), nbdkit first answers the commands in flight with ESHUTDOWN,
 # and the one at the lowest offset is reported, in the protocol's words.
@@ -9,18 +10,20 @@ requires nbdkit
 requires_nbdkit_filter delay
 
 start_nbdkit src pattern 1G
-for prog in copy-libev zero-extent-copy-libev; do
+# Both ways of copying: every byte, and by extents.  $opts is split on
+# purpose: whole options, no spaces inside.
+for opts in "--no-extents --no-sparse" ""; do
   for sig in TERM KILL TERM KILL; do
     # Slow writes: the copy takes tens of seconds, and dies after one.
     start_nbdkit dst --filter=delay memory 1G delay-write=10ms
     ( sleep 1; kill -$sig "$(cat "$tmpdir/dst.pid")" ) &
     if [ $sig = KILL ]; then
-      expect_error ": connection lost: " $prog "$src" "$dst"
-      grep -Eq "^$prog: destination( connection [0-9]+)?: connection lost: " \
+      expect_error ": connection lost: " nbd-evcopy $opts "$src" "$dst"
+      grep -Eq "^nbd-evcopy: destination( connection [0-9]+)?: connection lost: " \
         "$tmpdir/err" || fail "unexpected message"
     else
-      expect_error "$prog: destination" $prog "$src" "$dst"
-      grep -Eq "^$prog: destination( connection [0-9]+)?: (connection lost: the server closed it|write failed at offset [0-9]+ length 262144: the server is shutting down)\$" \
+      expect_error "nbd-evcopy: destination" nbd-evcopy $opts "$src" "$dst"
+      grep -Eq "^nbd-evcopy: destination( connection [0-9]+)?: (connection lost: the server closed it|write failed at offset [0-9]+ length 262144: the server is shutting down)\$" \
         "$tmpdir/err" || fail "unexpected message"
     fi
     wait

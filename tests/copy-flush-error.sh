@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # A flush that fails is an error, not a warning: with --flush and a
 # destination whose flush fails with EIO (an nbdkit sh plugin script
-# over a file), copy-libev exits non-zero with one line that says so,
-# after every write has been made.
+# over a file), nbd-evcopy --no-extents --no-sparse exits non-zero with
+# one line that says so, after every write has been made.
 source "$abs_top_srcdir/tests/functions.sh"
 requires nbdkit nbdcopy
 requires_nbdkit_plugin sh
@@ -16,7 +16,7 @@ faulty_file_plugin "$tmpdir/dst.sh" "$tmpdir/dst.img" $size flush
 start_nbdkit dst sh "$tmpdir/dst.sh"
 
 expect_error "destination: flush failed: Input/output error" \
-  copy-libev --flush "$src" "$dst"
+  nbd-evcopy --no-extents --no-sparse --flush "$src" "$dst"
 
 # The flush was sent only after every write had returned, so the
 # destination already holds the whole copy.
@@ -25,4 +25,4 @@ read_back "$dst" "$tmpdir/dst-read.img"
 cmp "$tmpdir/src.img" "$tmpdir/dst-read.img" || fail "writes are missing"
 
 # Without --flush the same destination works: only the flush failed.
-copy-libev "$src" "$dst"
+nbd-evcopy --no-extents --no-sparse "$src" "$dst"

@@ -10,8 +10,8 @@ start_nbdkit src pattern 8M
 start_nbdkit flush --filter=log memory 8M logfile="$tmpdir/flush.log"
 start_nbdkit noflush --filter=log memory 8M logfile="$tmpdir/noflush.log"
 
-copy-libev --flush "$src" "$flush"
-copy-libev "$src" "$noflush"
+nbd-evcopy --no-extents --no-sparse --flush "$src" "$flush"
+nbd-evcopy --no-extents --no-sparse "$src" "$noflush"
 # Stopped servers have closed their logs, so every line is in the file.
 stop_server flush noflush
 

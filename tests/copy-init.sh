@@ -10,8 +10,8 @@ start_nbdkit src random $size seed=42
 start_nbdkit with memory $size
 start_nbdkit without memory $size
 
-copy-libev --init "$src" "$with"
-copy-libev --init --no-init "$src" "$without"
+nbd-evcopy --no-extents --no-sparse --init "$src" "$with"
+nbd-evcopy --no-extents --no-sparse --init --no-init "$src" "$without"
 
 read_back "$src" "$tmpdir/src.img"
 read_back "$with" "$tmpdir/with.img"

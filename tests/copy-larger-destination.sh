@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A destination larger than the source gets the source's bytes at the
-# start, and the rest of it is left alone (copy-libev neither writes nor
-# zeroes past the source's end).
+# start, and the rest of it is left alone (nbd-evcopy --no-extents
+# --no-sparse neither writes nor zeroes past the source's end).
 source "$abs_top_srcdir/tests/functions.sh"
 requires nbdkit nbdcopy
 requires_nbdkit_plugin random
@@ -14,7 +14,7 @@ fill_file "$tmpdir/marker.img" $dst_size 252
 cp "$tmpdir/marker.img" "$tmpdir/dst.img"
 start_nbdkit dst file "$tmpdir/dst.img"
 
-copy-libev "$src" "$dst"
+nbd-evcopy --no-extents --no-sparse "$src" "$dst"
 stop_server dst
 
 read_back "$src" "$tmpdir/src.img"

@@ -19,7 +19,8 @@ for size in $sizes; do
   start_nbdkit dst$size --filter=log memory $size logfile="$tmpdir/log.$size"
   eval "src=\$src$size dst=\$dst$size"
 
-  copy-libev "$src" "$dst" || fail "copy of $size bytes failed"
+  nbd-evcopy --no-extents --no-sparse "$src" "$dst" ||
+    fail "copy of $size bytes failed"
 
   read_back "$src" "$tmpdir/src.img"
   read_back "$dst" "$tmpdir/dst.img"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# copy-libev copies nbdkit's pattern plugin to the memory plugin, and the
+# nbd-evcopy --no-extents --no-sparse (every byte read and written)
+# copies nbdkit's pattern plugin to the memory plugin, and the
 # destination then reads back byte for byte equal to the source.
 source "$abs_top_srcdir/tests/functions.sh"
 requires nbdkit nbdcopy
@@ -7,7 +8,7 @@ requires nbdkit nbdcopy
 start_nbdkit src pattern 64M
 start_nbdkit dst memory 64M
 
-copy-libev "$src" "$dst"
+nbd-evcopy --no-extents --no-sparse "$src" "$dst"
 
 read_back "$src" "$tmpdir/src.img"
 read_back "$dst" "$tmpdir/dst.img"

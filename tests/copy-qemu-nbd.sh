@@ -12,7 +12,7 @@ start_nbdkit src random $size seed=1
 fill_file "$tmpdir/dst.img" $size 252
 start_qemu_nbd dst -f raw "$tmpdir/dst.img"
 
-copy-libev --flush "$src" "$dst"
+nbd-evcopy --no-extents --no-sparse --flush "$src" "$dst"
 stop_server dst
 
 read_back "$src" "$tmpdir/src.img"

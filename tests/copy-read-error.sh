@@ -27,7 +27,8 @@ for requests in 1 16; do
   cp "$tmpdir/marker.img" "$tmpdir/dst$requests.img"
   start_nbdkit dst file "$tmpdir/dst$requests.img"
   expect_error "source: read failed at offset $bad length $mib: Input/output error" \
-    copy-libev --request-size=1M --requests=$requests "$src" "$dst"
+    nbd-evcopy --no-extents --no-sparse --request-size=1M --requests=$requests \
+      "$src" "$dst"
   stop_server dst
 
   for i in $(seq 0 7); do

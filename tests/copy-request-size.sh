@@ -17,7 +17,8 @@ for sizes in "$((4 * mib)) 512" "$((4 * mib + 100)) 512" \
   rm -f "$log"
   nbdkit -U - --filter=log --filter=checkwrite \
          sparse-random $1 seed=$1 percent=50 logfile="$log" \
-         --run "copy-libev --request-size=$2 \"\$uri\" \"\$uri\"" ||
+         --run "nbd-evcopy --no-extents --no-sparse --request-size=$2 \
+                \"\$uri\" \"\$uri\"" ||
     fail "copy of $1 bytes with --request-size=$2 failed"
   case $2 in
     512) step=512 ;;

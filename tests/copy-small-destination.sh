@@ -13,6 +13,6 @@ cp "$tmpdir/marker.img" "$tmpdir/dst.img"
 start_nbdkit dst file "$tmpdir/dst.img"
 
 expect_error "destination is smaller than the source (8388096 < 8388608 bytes)" \
-  copy-libev "$src" "$dst"
+  nbd-evcopy --no-extents --no-sparse "$src" "$dst"
 stop_server dst
 cmp "$tmpdir/marker.img" "$tmpdir/dst.img" || fail "the destination was changed"

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# --socket-buffer: copy-libev sets SO_SNDBUF/SO_RCVBUF of the sockets
-# libnbd connected (Unix and TCP) to the size asked for, and the copy is
-# still exact.
+# --socket-buffer: nbd-evcopy --no-extents --no-sparse sets
+# SO_SNDBUF/SO_RCVBUF of the sockets libnbd connected (Unix and TCP) to
+# the size asked for, and the copy is still exact.
 source "$abs_top_srcdir/tests/functions.sh"
 requires nbdkit nbdcopy
 
 start_nbdkit src pattern 8M
 start_nbdkit_tcp dst memory 8M
 
-copy-libev -v --socket-buffer=256k "$src" "$dst" 2>"$tmpdir/log"
+nbd-evcopy --no-extents --no-sparse -v --socket-buffer=256k "$src" "$dst" \
+  2>"$tmpdir/log"
 # Linux reports twice the size set (it counts its own overhead too).
 grep -q 'source: asked for 262144 byte socket buffers, kernel reports SO_SNDBUF 524288, SO_RCVBUF 524288' "$tmpdir/log" ||
   { cat "$tmpdir/log"; fail "source socket buffers not set"; }
@@ -21,8 +22,11 @@ cmp "$tmpdir/a" "$tmpdir/b"
 
 # An export name in the URI reaches the server.
 start_nbdkit named --filter=exportname memory 8M exportname=disk exportname-strict=true
-copy-libev --socket-buffer=64k "$src" "${named/\/\?/\/disk?}"
+nbd-evcopy --no-extents --no-sparse --socket-buffer=64k "$src" \
+  "${named/\/\?/\/disk?}"
 # A user name in the URI (used by TLS) is libnbd's to parse, not ours.
-copy-libev --socket-buffer=64k "$src" "${dst/nbd:\/\//nbd://user@}"
+nbd-evcopy --no-extents --no-sparse --socket-buffer=64k "$src" \
+  "${dst/nbd:\/\//nbd://user@}"
 
-expect_error "--socket-buffer" copy-libev --socket-buffer=1 "$src" "$dst"
+expect_error "--socket-buffer" \
+  nbd-evcopy --no-extents --no-sparse --socket-buffer=1 "$src" "$dst"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# copy-libev copies nbdkit's sparse-random plugin onto itself through the
+# nbd-evcopy --no-extents --no-sparse (every byte read and written)
+# copies nbdkit's sparse-random plugin onto itself through the
 # checkwrite filter, which fails any write whose data differs from what
 # the plugin reads at that offset.  The log filter on top records every
 # write, and the writes must cover the whole disk exactly once: a copy
@@ -20,7 +21,7 @@ for sp in "1 0" "2 1" "3 10" "4 50" "5 100"; do
   log="$tmpdir/log.$1"
   nbdkit -U - --filter=log --filter=checkwrite \
          sparse-random $size seed=$1 percent=$2 logfile="$log" \
-         --run 'copy-libev "$uri" "$uri"' ||
+         --run 'nbd-evcopy --no-extents --no-sparse "$uri" "$uri"' ||
     fail "copy of sparse-random seed=$1 percent=$2 failed"
   log_writes "$log" >"$tmpdir/writes"
   cmp "$tmpdir/expected" "$tmpdir/writes" ||

@@ -11,13 +11,13 @@ start_nbdkit_tcp src random $size seed=2
 start_nbdkit_tcp dst_tcp memory $size
 start_nbdkit dst_unix memory $size
 
-copy-libev "$src" "$dst_tcp"
+nbd-evcopy --no-extents --no-sparse "$src" "$dst_tcp"
 read_back "$src" "$tmpdir/src.img"
 read_back "$dst_tcp" "$tmpdir/dst.img"
 cmp "$tmpdir/src.img" "$tmpdir/dst.img" || fail "TCP to TCP: wrong copy"
 
 # And from the TCP destination, now a copy of the source, back over a
 # Unix socket.
-copy-libev "$dst_tcp" "$dst_unix"
+nbd-evcopy --no-extents --no-sparse "$dst_tcp" "$dst_unix"
 read_back "$dst_unix" "$tmpdir/dst2.img"
 cmp "$tmpdir/src.img" "$tmpdir/dst2.img" || fail "TCP to Unix: wrong copy"

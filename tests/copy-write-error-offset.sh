@@ -23,7 +23,8 @@ for requests in 16 1; do
   cp "$tmpdir/marker.img" "$tmpdir/dst.img"
   start_nbdkit dst sh "$tmpdir/dst.sh"
   expect_error "destination: write failed at offset $bad length $mib: Input/output error" \
-    copy-libev --request-size=1M --requests=$requests "$src" "$dst"
+    nbd-evcopy --no-extents --no-sparse --request-size=1M --requests=$requests \
+      "$src" "$dst"
   stop_server dst
   extract "$tmpdir/dst.img" $bad $mib | cmp - <(extract "$tmpdir/marker.img" $bad $mib) ||
     fail "--requests=$requests: the failed range was written"

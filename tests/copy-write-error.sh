@@ -16,7 +16,8 @@ cp "$tmpdir/marker.img" "$tmpdir/dst.img"
 start_nbdkit dst --filter=error file "$tmpdir/dst.img" \
              error-pwrite=EIO error-pwrite-rate=100%
 
-expect_error "write failed at offset " copy-libev --request-size=1M "$src" "$dst"
+expect_error "write failed at offset " \
+  nbd-evcopy --no-extents --no-sparse --request-size=1M "$src" "$dst"
 # Whichever write failed first, it is one of the copy's requests.
 grep -qE ": destination( connection [0-9]+)?: write failed at offset [0-9]+ length $mib: Input/output error$" \
      "$tmpdir/err" || fail "the message does not name a request"

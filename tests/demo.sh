@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # make demo: copy a 1 GiB nbdkit pattern image to an nbdkit memory disk
-# with copy-libev, then the same copy with nbdcopy on the same setup, and
-# check each copy with checksum-libev.  It starts and stops its own
-# servers and needs nothing from the user.
+# with nbd-evcopy, reading and writing every byte (--no-extents
+# --no-sparse), then the same copy with nbdcopy on the same setup, and
+# check each copy with nbd-evsum.  It starts and stops its own servers
+# and needs nothing from the user.
 #
 # What the times measure: nbdkit's memory plugin allocates its pages as
 # the first data arrives, which costs it more CPU than the client spends
@@ -35,15 +36,15 @@ time_copy ()
 # verify NAME: the destination's block hash must be the source's.
 verify ()
 {
-  _want=$(checksum-libev "$src" | cut -d' ' -f1) || fail "checksum-libev failed"
-  _got=$(checksum-libev "$dst" | cut -d' ' -f1) || fail "checksum-libev failed"
+  _want=$(nbd-evsum "$src" | cut -d' ' -f1) || fail "nbd-evsum failed"
+  _got=$(nbd-evsum "$dst" | cut -d' ' -f1) || fail "nbd-evsum failed"
   [ "$_got" = "$_want" ] || fail "$1's copy differs from the source"
-  echo "demo: checksum-libev: the copy by $1 matches the source (${_want:0:16}...)"
+  echo "demo: nbd-evsum: the copy by $1 matches the source (${_want:0:16}...)"
 }
 
 echo "demo: nbdkit pattern 1G to nbdkit memory 1G (memory allocated first, not timed)"
-time_copy copy-libev copy-libev "$src" "$dst"
-verify copy-libev
+time_copy nbd-evcopy nbd-evcopy --no-extents --no-sparse "$src" "$dst"
+verify nbd-evcopy
 time_copy nbdcopy nbdcopy -- "$src" "$dst"
 verify nbdcopy
 echo "demo: one run each, so expect some spread; make bench compares them properly"

@@ -56,7 +56,7 @@ main (int argc, char *argv[])
   if (nbd == NULL ||
       nbd_add_meta_context (nbd, LIBNBD_CONTEXT_BASE_ALLOCATION) == -1 ||
       nbd_connect_uri (nbd, argv[1]) == -1 ||
-      extents_init (&map, nbd, "source", false) == -1)
+      extents_init (&map, nbd, "source") == -1)
     die ("source", nbd_get_error ());
 
   while (offset < map.size) {

@@ -14,10 +14,12 @@ server_pids=
 # environment, and so does every process a program starts.  A captive
 # server still running when the test ends (a program that did not stop
 # it) is found by its mark, and fails the test, whatever else happened.
-# The programs' names are shell functions that add the mark; a test that
-# needs a program's own pid in $! runs it as env "$mark" PROGRAM ... &.
+# The programs' names, the tools' and the lessons', are shell functions
+# that add the mark; a test that needs a program's own pid in $! runs it
+# as env "$mark" PROGRAM ... &.
 mark="NBD_LIBEV_TEST_MARK=$tmpdir"
-for _p in copy-libev zero-extent-copy-libev checksum-libev; do
+for _p in nbd-evcopy nbd-evsum \
+          copy-libev zero-extent-copy-libev checksum-libev; do
   eval "$_p () { env \"\$mark\" $_p \"\$@\"; }"
 done
 
@@ -237,10 +239,10 @@ ranges ()
   done
 }
 
-# check_blkhash URI [OPTIONS...]: checksum-libev must print the digest
-# that tests/blkhash-ref.py computes over a copy of the image read with
+# check_blkhash URI [OPTIONS...]: nbd-evsum must print the digest that
+# tests/blkhash-ref.py computes over a copy of the image read with
 # nbdcopy.  --digest=* and --block-size=* (in bytes) go to both programs,
-# any other option to checksum-libev only.
+# any other option to nbd-evsum only.
 check_blkhash ()
 {
   _uri=$1; shift
@@ -255,9 +257,9 @@ check_blkhash ()
   # $_ref_opts is split on purpose: it holds whole options, no spaces.
   _want=$(python3 "$abs_top_srcdir/tests/blkhash-ref.py" $_ref_opts \
             "$tmpdir/blkhash.img") || fail "blkhash-ref.py $_ref_opts failed"
-  _got=$(checksum-libev "$@" "$_uri") || fail "checksum-libev $* $_uri failed"
+  _got=$(nbd-evsum "$@" "$_uri") || fail "nbd-evsum $* $_uri failed"
   [ "$_got" = "$_want  $_uri" ] ||
-    fail "checksum-libev $* $_uri: got '$_got', expected '$_want  $_uri'"
+    fail "nbd-evsum $* $_uri: got '$_got', expected '$_want  $_uri'"
   echo "ok: $_want $* $_uri"
 }
 

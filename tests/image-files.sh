@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Local image files as sources and destinations of both copiers: raw
-# and qcow2, sparse and with data, of a size that is a multiple of 512
-# and of nothing larger.  Every copy is checked with qemu-img compare.
-# A destination that does not exist is created raw, as large as the
-# source (sparse, from zero-extent-copy-libev); one that exists keeps
-# its format; one created before a check fails is removed again.
+# Local image files as sources and destinations of nbd-evcopy, copying
+# every byte or by extents: raw and qcow2, sparse and with data, of a
+# size that is a multiple of 512 and of nothing larger.  Every copy is
+# checked with qemu-img compare.  A destination that does not exist is
+# created raw, as large as the source (sparse, when copying by
+# extents); one that exists keeps its format; one created before a check
+# fails is removed again.
 source "$abs_top_srcdir/tests/functions.sh"
 requires nbdkit qemu-img qemu-io qemu-nbd
 requires_nbdkit_filter blocksize-policy
@@ -24,7 +25,8 @@ same ()
   qemu-img compare -q "$1" "$2" || fail "$1 and $2 differ"
 }
 
-for prog in copy-libev zero-extent-copy-libev; do
+# $prog is split on purpose: the program and its options.
+for prog in "nbd-evcopy --no-extents --no-sparse" nbd-evcopy; do
   for src in "$src_raw" "$tmpdir/src.qcow2"; do
     # A destination that does not exist yet.
     new=$tmpdir/new.raw
@@ -35,9 +37,9 @@ for prog in copy-libev zero-extent-copy-libev; do
     qemu-img info "$new" | grep -q '^file format: raw$' ||
       fail "$prog made $new other than raw"
     same "$src" "$new"
-    # zero-extent-copy-libev leaves the holes unwritten: the file holds
+    # Copying by extents leaves the holes unwritten: the file holds
     # about 3 MiB of data, so under 4 MiB of it is allocated.
-    if [ $prog = zero-extent-copy-libev ] &&
+    if [ "$prog" = nbd-evcopy ] &&
        [ $(( $(stat -c %b "$new") * 512 )) -ge $((4 * 1024 * 1024)) ]; then
       fail "$prog did not keep $new sparse: $(du -h "$new")"
     fi

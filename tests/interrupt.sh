@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SIGINT and SIGTERM stop a program cleanly: the commands in flight
 # finish, one line says what was done, and the exit status is 128 + the
-# signal number.  For the copiers every byte below the offset they
-# report reads back equal to the source.  checksum-libev prints no
+# signal number.  For nbd-evcopy every byte below the offset it
+# reports reads back equal to the source.  nbd-evsum prints no
 # digest.  A second signal ends the program at once.
 source "$abs_top_srcdir/tests/functions.sh"
 requires nbdkit nbdcopy
@@ -10,7 +10,8 @@ requires_nbdkit_filter delay
 
 # Writes take 200 ms each: a 256 MiB copy takes seconds, not a fraction of one.
 start_nbdkit src pattern 256M
-for prog in copy-libev zero-extent-copy-libev; do
+# $prog is split on purpose: the program and its options.
+for prog in "nbd-evcopy --no-extents --no-sparse" nbd-evcopy; do
   for sig in INT TERM; do
     start_nbdkit dst --filter=delay memory 256M delay-write=200ms
     env "$mark" $prog "$src" "$dst" 2>"$tmpdir/err" &
@@ -23,7 +24,7 @@ for prog in copy-libev zero-extent-copy-libev; do
     want=$([ $sig = INT ] && echo 130 || echo 143)
     [ $status -eq "$want" ] || fail "$prog: exit status $status after SIG$sig, expected $want"
     [ "$(wc -l <"$tmpdir/err")" -eq 1 ] || fail "$prog: not one line"
-    off=$(sed -n "s/^$prog: interrupted by SIG$sig after [0-9]* bytes; the destination is complete below offset \\([0-9]*\\)\$/\\1/p" "$tmpdir/err")
+    off=$(sed -n "s/^nbd-evcopy: interrupted by SIG$sig after [0-9]* bytes; the destination is complete below offset \\([0-9]*\\)\$/\\1/p" "$tmpdir/err")
     [ -n "$off" ] || fail "$prog: no offset reported"
     [ "$off" -gt 0 ] && [ "$off" -lt $((256 * 1024 * 1024)) ] || fail "$prog: offset $off"
     read_back "$src" "$tmpdir/a"
@@ -35,25 +36,26 @@ for prog in copy-libev zero-extent-copy-libev; do
   done
 done
 
-# checksum-libev: no digest on stdout.
+# nbd-evsum: no digest on stdout.
 start_nbdkit slow --filter=delay pattern 256M delay-read=200ms
-env "$mark" checksum-libev "$slow" >"$tmpdir/out" 2>"$tmpdir/err" &
+env "$mark" nbd-evsum "$slow" >"$tmpdir/out" 2>"$tmpdir/err" &
 pid=$!
 sleep 1
 kill -INT $pid
 status=0
 wait $pid || status=$?
 cat "$tmpdir/err"
-[ $status -eq 130 ] || fail "checksum-libev: exit status $status"
-[ ! -s "$tmpdir/out" ] || fail "checksum-libev printed a digest"
-grep -Eq "^checksum-libev: interrupted by SIGINT after hashing [0-9]+ of 268435456 bytes; no digest\$" "$tmpdir/err" ||
-  fail "checksum-libev: unexpected message"
+[ $status -eq 130 ] || fail "nbd-evsum: exit status $status"
+[ ! -s "$tmpdir/out" ] || fail "nbd-evsum printed a digest"
+grep -Eq "^nbd-evsum: interrupted by SIGINT after hashing [0-9]+ of 268435456 bytes; no digest\$" "$tmpdir/err" ||
+  fail "nbd-evsum: unexpected message"
 
 # A second signal while the commands in flight drain: each write now
 # takes 3 s, so the first SIGINT leaves the copy waiting for them, and
 # the second must end it at once.
 start_nbdkit stuck --filter=delay memory 256M delay-write=3
-env "$mark" copy-libev "$src" "$stuck" 2>"$tmpdir/err" &
+env "$mark" nbd-evcopy --no-extents --no-sparse "$src" "$stuck" \
+  2>"$tmpdir/err" &
 pid=$!
 sleep 1
 kill -INT $pid
@@ -65,7 +67,7 @@ wait $pid || status=$?
 t1=$(date +%s.%N)
 cat "$tmpdir/err"
 [ $status -eq 130 ] || fail "exit status $status after two SIGINTs"
-grep -q "^copy-libev: interrupted again by SIGINT: exiting at once\$" "$tmpdir/err" ||
+grep -q "^nbd-evcopy: interrupted again by SIGINT: exiting at once\$" "$tmpdir/err" ||
   fail "no message for the second SIGINT"
 awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a < 1) }' ||
   fail "the second SIGINT did not end the program at once"

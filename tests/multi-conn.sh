@@ -2,7 +2,7 @@
 # Several connections per server (-C, --connections): exact copies with
 # 1, 2, 4 and 8 connections and odd request counts, into a destination
 # that checks every write (nbdkit's checkwrite filter) and into memory;
-# the same digest from checksum-libev whatever the number; the default
+# the same digest from nbd-evsum whatever the number; the default
 # (up to 4, one per CPU) to a server that advertises multi-conn and 1 to
 # one that does not, counted by nbdkit's log filter; -C 2 refused for a destination
 # without multi-conn; fewer connections, not a failure, from a server
@@ -20,25 +20,26 @@ size=$((16 * 1024 * 1024 + 4096))
 start_nbdkit src pattern $size
 start_nbdkit sparse data '1 @1048576 1 @8388608 "hello"' size=$size
 read_back "$src" "$tmpdir/src.img"
-want=$(checksum-libev -C 1 "$src" | cut -d' ' -f1)
+want=$(nbd-evsum -C 1 "$src" | cut -d' ' -f1)
 
 for n in 1 2 4 8; do
   for r in 3 7 16; do
     # checkwrite serves the pattern too and fails any write that differs.
     start_nbdkit chk --filter=checkwrite pattern $size
-    copy-libev -C $n --requests=$r "$src" "$chk" || fail "copy-libev -C $n --requests=$r"
-    zero-extent-copy-libev -C $n --requests=$r "$src" "$chk" ||
-      fail "zero-extent-copy-libev -C $n --requests=$r"
+    nbd-evcopy --no-extents --no-sparse -C $n --requests=$r "$src" "$chk" ||
+      fail "nbd-evcopy --no-extents --no-sparse -C $n --requests=$r"
+    nbd-evcopy -C $n --requests=$r "$src" "$chk" ||
+      fail "nbd-evcopy -C $n --requests=$r"
     stop_server chk
   done
   start_nbdkit mem memory $size
-  zero-extent-copy-libev -C $n --requests=5 "$sparse" "$mem" || fail "sparse -C $n"
+  nbd-evcopy -C $n --requests=5 "$sparse" "$mem" || fail "sparse -C $n"
   read_back "$sparse" "$tmpdir/a"
   read_back "$mem" "$tmpdir/b"
-  cmp "$tmpdir/a" "$tmpdir/b" || fail "zero-extent-copy-libev -C $n copied wrongly"
+  cmp "$tmpdir/a" "$tmpdir/b" || fail "nbd-evcopy -C $n copied wrongly"
   stop_server mem
-  got=$(checksum-libev -C $n --requests=5 "$src" | cut -d' ' -f1)
-  [ "$got" = "$want" ] || fail "checksum-libev -C $n: $got, expected $want"
+  got=$(nbd-evsum -C $n --requests=5 "$src" | cut -d' ' -f1)
+  [ "$got" = "$want" ] || fail "nbd-evsum -C $n: $got, expected $want"
 done
 
 # connections LOGFILE: how many connections the server saw.
@@ -52,7 +53,7 @@ start_nbdkit ldst --filter=log memory 16M logfile="$tmpdir/dst.log"
 # The default: up to 4, no more than the CPUs, as nbdcopy.
 cpus=$(nproc)
 want=$(( cpus < 4 ? cpus : 4 ))
-copy-libev -v "$lsrc" "$ldst" 2>"$tmpdir/v"
+nbd-evcopy --no-extents --no-sparse -v "$lsrc" "$ldst" 2>"$tmpdir/v"
 [ $want -eq 1 ] ||
   grep -q "source: $want connections (the server advertises multi-conn; at most one per CPU)" "$tmpdir/v" ||
   fail "no -v line for the default"
@@ -62,31 +63,35 @@ copy-libev -v "$lsrc" "$ldst" 2>"$tmpdir/v"
 stop_server lsrc
 rm "$tmpdir/src.log"
 start_nbdkit lsrc --filter=log pattern 16M logfile="$tmpdir/src.log"
-copy-libev -C 4 "$lsrc" "$ldst"
+nbd-evcopy --no-extents --no-sparse -C 4 "$lsrc" "$ldst"
 [ "$(connections "$tmpdir/src.log")" -eq 4 ] || fail "-C 4: not 4 connections"
 
 start_nbdkit nsrc --filter=log --filter=multi-conn pattern 16M \
   multi-conn-mode=disable logfile="$tmpdir/nsrc.log"
 start_nbdkit ndst --filter=log --filter=multi-conn memory 16M \
   multi-conn-mode=disable logfile="$tmpdir/ndst.log"
-copy-libev -v "$nsrc" "$ndst" 2>"$tmpdir/v"
+nbd-evcopy --no-extents --no-sparse -v "$nsrc" "$ndst" 2>"$tmpdir/v"
 grep -q 'destination: 1 connection (the server does not advertise multi-conn)' "$tmpdir/v" ||
   fail "no -v line for a server without multi-conn"
 [ "$(connections "$tmpdir/nsrc.log")" -eq 1 ] || fail "source without multi-conn: not 1"
 [ "$(connections "$tmpdir/ndst.log")" -eq 1 ] || fail "destination without multi-conn: not 1"
-expect_error "the server does not advertise multi-conn" copy-libev -C 2 "$src" "$ndst"
+expect_error "the server does not advertise multi-conn" \
+  nbd-evcopy --no-extents --no-sparse -C 2 "$src" "$ndst"
 # A source is only read: it gets what was asked.
-copy-libev -C 2 "$nsrc" "$ldst" || fail "-C 2 from a source without multi-conn"
+nbd-evcopy --no-extents --no-sparse -C 2 "$nsrc" "$ldst" ||
+  fail "-C 2 from a source without multi-conn"
 
 # A server that takes one connection at a time: one, and a -v line.
 start_nbdkit one --filter=limit pattern 16M limit=1
-copy-libev -v "$one" "$ldst" 2>"$tmpdir/v" || fail "copy from a limited server"
+nbd-evcopy --no-extents --no-sparse -v "$one" "$ldst" 2>"$tmpdir/v" ||
+  fail "copy from a limited server"
 grep -q 'going on with fewer connections' "$tmpdir/v" || fail "no -v line for refused connections"
 
 # An error on the connections: the message names the connection.
 start_nbdkit bad --filter=error pattern 16M error-pread=EIO error-pread-rate=100%
-expect_error "read failed at offset" copy-libev -C 4 "$bad" "$ldst"
-grep -Eq '^copy-libev: source connection [1-4]: read failed at offset [0-9]+ length 262144: Input/output error$' \
+expect_error "read failed at offset" \
+  nbd-evcopy --no-extents --no-sparse -C 4 "$bad" "$ldst"
+grep -Eq '^nbd-evcopy: source connection [1-4]: read failed at offset [0-9]+ length 262144: Input/output error$' \
   "$tmpdir/err" || fail "the message does not name the connection"
 
 # qemu-nbd without --shared takes one client at a time: it stops
@@ -97,7 +102,8 @@ requires qemu-nbd
 truncate -s 16M "$tmpdir/q.raw"
 start_qemu_nbd q -r -f raw "$tmpdir/q.raw"
 start=$(date +%s)
-copy-libev -v -C 2 --timeout=2 "$q" "$ldst" 2>"$tmpdir/v" ||
+nbd-evcopy --no-extents --no-sparse -v -C 2 --timeout=2 "$q" "$ldst" \
+  2>"$tmpdir/v" ||
   { cat "$tmpdir/v"; fail "copy from qemu-nbd with -C 2 failed"; }
 grep -q 'source connection 2: no NBD handshake within 2 s; going on with fewer connections' "$tmpdir/v" ||
   { cat "$tmpdir/v"; fail "no -v line for the connection qemu-nbd did not greet"; }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# -p / --progress[=FD] in all three programs.  In a terminal (script(1)
-# gives one) the bar is redrawn in place and its last frame shows no
-# leftovers of a longer frame before it; an error starts on a line of
-# its own; checksum-libev clears the bar before it prints the digest.
+# -p / --progress[=FD] in nbd-evcopy, copying every byte or by extents,
+# and nbd-evsum.  In a terminal (script(1) gives one) the bar is redrawn
+# in place and its last frame shows no leftovers of a longer frame
+# before it; an error starts on a line of its own; nbd-evsum clears the
+# bar before it prints the digest.
 # When stderr is not a terminal nothing is printed.  --progress=FD
 # writes nbdcopy's "N/100" lines, rising to 100/100.
 source "$abs_top_srcdir/tests/functions.sh"
@@ -27,7 +28,8 @@ in_terminal ()
 # A bar frame: "PCT%  DONE / TOTAL  RATE/s  SECONDS s", with units.
 frame='^100\.0%  64\.0 MiB / 64\.0 MiB  [0-9.]+ (bytes|KiB|MiB|GiB|TiB)/s  [0-9.]+ s$'
 
-for prog in copy-libev zero-extent-copy-libev; do
+# $prog is split on purpose: the program and its options.
+for prog in "nbd-evcopy --no-extents --no-sparse" nbd-evcopy; do
   in_terminal "$tmpdir/screen" $prog -p "$src" "$dst" ||
     fail "$prog -p failed"
   cat "$tmpdir/screen"
@@ -35,28 +37,28 @@ for prog in copy-libev zero-extent-copy-libev; do
   grep -Eq "$frame" "$tmpdir/screen" || fail "$prog: last frame is not a clean line"
 done
 
-in_terminal "$tmpdir/screen" checksum-libev -p "$src" || fail "checksum-libev -p failed"
+in_terminal "$tmpdir/screen" nbd-evsum -p "$src" || fail "nbd-evsum -p failed"
 cat "$tmpdir/screen"
 [ "$(wc -l <"$tmpdir/screen")" -eq 1 ] && grep -Eq '^[0-9a-f]{64}  ' "$tmpdir/screen" &&
   [ "$(cut -c67- "$tmpdir/screen")" = "$src" ] ||
-  fail "checksum-libev: the digest line is not alone on the screen"
-! grep -q '%' "$tmpdir/screen" || fail "checksum-libev left the bar on screen"
+  fail "nbd-evsum: the digest line is not alone on the screen"
+! grep -q '%' "$tmpdir/screen" || fail "nbd-evsum left the bar on screen"
 
 # An error while the bar is shown: the message has a line of its own.
 start_nbdkit bad --filter=error pattern 64M error-pread=EIO error-pread-rate=100%
-for prog in copy-libev zero-extent-copy-libev; do
+for prog in "nbd-evcopy --no-extents --no-sparse" nbd-evcopy; do
   ! in_terminal "$tmpdir/screen" $prog -p "$bad" "$dst" || fail "$prog did not fail"
   cat "$tmpdir/screen"
-  grep -Eq "^$prog: source( connection [0-9]+)?: read failed at offset" "$tmpdir/screen" ||
+  grep -Eq "^nbd-evcopy: source( connection [0-9]+)?: read failed at offset" "$tmpdir/screen" ||
     fail "$prog: the error does not start a line"
 done
-! in_terminal "$tmpdir/screen" checksum-libev -p "$bad" || fail "checksum-libev did not fail"
-grep -q "^checksum-libev: .*read failed at offset" "$tmpdir/screen" ||
-  fail "checksum-libev: the error does not start a line"
+! in_terminal "$tmpdir/screen" nbd-evsum -p "$bad" || fail "nbd-evsum did not fail"
+grep -q "^nbd-evsum: .*read failed at offset" "$tmpdir/screen" ||
+  fail "nbd-evsum: the error does not start a line"
 
 # Not a terminal: no frames in the log.
-copy-libev -p "$src" "$dst" 2>"$tmpdir/log"
-[ ! -s "$tmpdir/log" ] || fail "copy-libev -p wrote to a log file: $(od -c "$tmpdir/log" | head -3)"
+nbd-evcopy --no-extents --no-sparse -p "$src" "$dst" 2>"$tmpdir/log"
+[ ! -s "$tmpdir/log" ] || fail "nbd-evcopy -p wrote to a log file: $(od -c "$tmpdir/log" | head -3)"
 
 # --progress=FD: N/100 lines, never falling, ending at 100/100.
 check_fd_lines ()
@@ -69,14 +71,14 @@ ns = [int(re.fullmatch(r'(\d+)/100', l).group(1)) for l in lines[:-1]]
 assert ns == sorted(ns) and ns[-1] == 100 and len(ns) == len(set(ns)), ns
 PY
 }
-copy-libev --progress=3 "$src" "$dst" 3>"$tmpdir/fd"
-check_fd_lines "$tmpdir/fd" copy-libev
-zero-extent-copy-libev --progress=3 "$src" "$dst" 3>"$tmpdir/fd"
-check_fd_lines "$tmpdir/fd" zero-extent-copy-libev
-checksum-libev --progress=3 "$src" 3>"$tmpdir/fd" >/dev/null
-check_fd_lines "$tmpdir/fd" checksum-libev
+nbd-evcopy --no-extents --no-sparse --progress=3 "$src" "$dst" 3>"$tmpdir/fd"
+check_fd_lines "$tmpdir/fd" "nbd-evcopy --no-extents --no-sparse"
+nbd-evcopy --progress=3 "$src" "$dst" 3>"$tmpdir/fd"
+check_fd_lines "$tmpdir/fd" nbd-evcopy
+nbd-evsum --progress=3 "$src" 3>"$tmpdir/fd" >/dev/null
+check_fd_lines "$tmpdir/fd" nbd-evsum
 
 expect_error "--progress: file descriptor 9 is not open" \
-  copy-libev --progress=9 "$src" "$dst"
+  nbd-evcopy --no-extents --no-sparse --progress=9 "$src" "$dst"
 expect_error "--progress: 'x' is not a file descriptor number" \
-  checksum-libev --progress=x "$src"
+  nbd-evsum --progress=x "$src"

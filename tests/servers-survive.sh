@@ -20,7 +20,8 @@ alive ()
 }
 
 for i in 1 2 3 4 5; do
-  for prog in copy-libev zero-extent-copy-libev; do
+  # $prog is split on purpose: the program and its options.
+  for prog in "nbd-evcopy --no-extents --no-sparse" nbd-evcopy; do
     expect_error "read failed at offset" $prog --requests=16 "$badread" "$dst"
     alive "$badread" "$prog, read error"
     alive "$dst" "$prog, read error"
@@ -28,6 +29,6 @@ for i in 1 2 3 4 5; do
     alive "$good" "$prog, write error"
     alive "$badwrite" "$prog, write error"
   done
-  expect_error "read failed at offset" checksum-libev --requests=16 "$badread"
-  alive "$badread" "checksum-libev, read error"
+  expect_error "read failed at offset" nbd-evsum --requests=16 "$badread"
+  alive "$badread" "nbd-evsum, read error"
 done

@@ -124,7 +124,7 @@ main (void)
   CHECK (pool_default_threads (1) == 1);
   CHECK (pool_default_threads (POOL_MAX_THREADS) >= 1);
 
-  ring = ring_new (NR_SLOTS, BUF_SIZE, RING_ANY_ORDER);
+  ring = ring_new (NR_SLOTS, BUF_SIZE);
   CHECK (ring != NULL);
   /* A pool of no threads is refused, and leaves nothing running. */
   CHECK (pool_start (&pool, loop, 0, NR_SLOTS, &ops, &nr_init) == -1);

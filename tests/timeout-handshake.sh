@@ -43,12 +43,13 @@ PY
 }
 
 listener silent
-for prog in copy-libev zero-extent-copy-libev checksum-libev; do
-  if [ $prog = checksum-libev ]; then
+# $prog is split on purpose: the program and its options.
+for prog in "nbd-evcopy --no-extents --no-sparse" nbd-evcopy nbd-evsum; do
+  if [ "$prog" = nbd-evsum ]; then
     msg="$prog: $peer: no NBD handshake within 2 s"
     args=("$peer")
   else
-    msg="$prog: source: no NBD handshake from $peer within 2 s"
+    msg="nbd-evcopy: source: no NBD handshake from $peer within 2 s"
     args=("$peer" "$dst")
   fi
   start=$(date +%s)
@@ -58,5 +59,5 @@ done
 
 listener garbage
 start=$(date +%s)
-expect_error "cannot connect" checksum-libev --timeout=20 "$peer"
+expect_error "cannot connect" nbd-evsum --timeout=20 "$peer"
 [ $(( $(date +%s) - start )) -lt 10 ] || fail "garbage was not refused at once"

@@ -10,7 +10,8 @@ requires_nbdkit_filter delay
 
 # 8 requests one at a time, 0.25 s each way: about 4 s for a copy.
 start_nbdkit src --filter=delay pattern 8M delay-read=250ms
-for prog in copy-libev zero-extent-copy-libev; do
+# $prog is split on purpose: the program and its options.
+for prog in "nbd-evcopy --no-extents --no-sparse" nbd-evcopy; do
   start_nbdkit dst --filter=delay memory 8M delay-write=250ms
   start=$(date +%s)
   $prog --timeout=1 --requests=1 "$src" "$dst" || fail "$prog timed out"
@@ -27,12 +28,13 @@ check_blkhash "$src" --timeout=1 --requests=1
 # out once the copy starts.
 start_nbdkit sparse data '1' size=20G
 start_nbdkit slowext --filter=delay memory 20G delay-extents=1
-zero-extent-copy-libev --timeout=2 "$sparse" "$slowext" ||
+nbd-evcopy --timeout=2 "$sparse" "$slowext" ||
   fail "a slow zero scan made the copy time out"
 
 # A server that takes 10 s to close the connection: the copy is done,
 # so the program waits at most the timeout for the goodbye.
 start_nbdkit slowclose --filter=delay memory 8M delay-close=10
 start=$(date +%s)
-copy-libev --timeout=2 "$src" "$slowclose" || fail "copy-libev failed"
-[ $(( $(date +%s) - start )) -lt 8 ] || fail "copy-libev waited for a slow close"
+nbd-evcopy --no-extents --no-sparse --timeout=2 "$src" "$slowclose" ||
+  fail "nbd-evcopy failed"
+[ $(( $(date +%s) - start )) -lt 8 ] || fail "nbd-evcopy waited for a slow close"

@@ -42,12 +42,13 @@ restart ()
 read_msg='^[a-z-]+: source( connection [0-9]+)?: no reply from the server for 2 s; oldest command in flight: read at offset [0-9]+ length 262144$'
 write_msg='^[a-z-]+: destination( connection [0-9]+)?: no reply from the server for 2 s; oldest command in flight: write at offset [0-9]+ length 262144$'
 
-for prog in copy-libev zero-extent-copy-libev; do
+# $prog is split on purpose: the program and its options.
+for prog in "nbd-evcopy --no-extents --no-sparse" nbd-evcopy; do
   restart
   stalled src "$read_msg" $prog --timeout=2 "$src" "$dst"
   restart
   stalled dst "$write_msg" $prog --timeout=2 "$src" "$dst"
 done
 restart
-stalled src '^checksum-libev: nbd\+unix:[^ ]*( connection [0-9]+)?: no reply from the server for 2 s; oldest command in flight: read at offset [0-9]+ length 262144$' \
-  checksum-libev --timeout=2 "$src"
+stalled src '^nbd-evsum: nbd\+unix:[^ ]*( connection [0-9]+)?: no reply from the server for 2 s; oldest command in flight: read at offset [0-9]+ length 262144$' \
+  nbd-evsum --timeout=2 "$src"

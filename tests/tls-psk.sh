@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # TLS with a pre-shared key file named in the URI (tls-psk-file=), as
-# nbdinfo and nbdcopy take it: all three programs connect, copy and
-# hash through TLS, --socket-buffer included, and a wrong key is
-# refused in one line.
+# nbdinfo and nbdcopy take it: nbd-evcopy, copying every byte or by
+# extents, and nbd-evsum connect, copy and hash through TLS,
+# --socket-buffer included, and a wrong key is refused in one line.
 source "$abs_top_srcdir/tests/functions.sh"
 requires nbdkit psktool nbdcopy python3
 
@@ -18,10 +18,11 @@ tls_uri ()
 }
 s=$(tls_uri src "$tmpdir/keys.psk")
 
-# Each copier writes to a new, empty destination of its own.
+# Each way of copying writes to a new, empty destination of its own.
 nbdcopy -- "$plain" "$tmpdir/expected"
 n=0
-for prog in copy-libev zero-extent-copy-libev; do
+# $prog is split on purpose: the program and its options.
+for prog in "nbd-evcopy --no-extents --no-sparse" nbd-evcopy; do
   n=$((n + 1))
   start_nbdkit dst$n --tls=require --tls-psk="$tmpdir/keys.psk" memory 8M
   d=$(tls_uri dst$n "$tmpdir/keys.psk")
@@ -30,11 +31,12 @@ for prog in copy-libev zero-extent-copy-libev; do
   cmp "$tmpdir/expected" "$tmpdir/got" || fail "$prog: the copy differs"
   rm "$tmpdir/got"
 done
-copy-libev --socket-buffer=64k "$s" "$d" || fail "--socket-buffer over TLS failed"
+nbd-evcopy --no-extents --no-sparse --socket-buffer=64k "$s" "$d" ||
+  fail "--socket-buffer over TLS failed"
 
-want=$(checksum-libev "$plain" | cut -d' ' -f1)
-got=$(checksum-libev "$s") || fail "checksum-libev over TLS failed"
-[ "$got" = "$want  $s" ] || fail "checksum-libev over TLS: got '$got', expected '$want  $s'"
+want=$(nbd-evsum "$plain" | cut -d' ' -f1)
+got=$(nbd-evsum "$s") || fail "nbd-evsum over TLS failed"
+[ "$got" = "$want  $s" ] || fail "nbd-evsum over TLS: got '$got', expected '$want  $s'"
 
 bad=$(tls_uri src "$tmpdir/other.psk")
-expect_error "$bad: cannot connect: " checksum-libev "$bad"
+expect_error "$bad: cannot connect: " nbd-evsum "$bad"

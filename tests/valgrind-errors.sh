@@ -42,54 +42,57 @@ servers ()
 }
 
 servers --filter=error pattern 16M error-pread=EIO error-pread-rate=100%
-under_valgrind "read failed" copy-libev "$src" "$dst"
+under_valgrind "read failed" nbd-evcopy --no-extents --no-sparse "$src" "$dst"
 servers --filter=error pattern 16M error-pread=EIO error-pread-rate=100%
-under_valgrind "read failed" zero-extent-copy-libev "$src" "$dst"
+under_valgrind "read failed" nbd-evcopy "$src" "$dst"
 servers --filter=error pattern 16M error-pread=EIO error-pread-rate=100%
-under_valgrind "read failed" checksum-libev "$src"
+under_valgrind "read failed" nbd-evsum "$src"
 
 servers pattern 16M
-under_valgrind "write failed" copy-libev "$src" "$dst"
+under_valgrind "write failed" nbd-evcopy --no-extents --no-sparse "$src" "$dst"
 servers pattern 16M
-under_valgrind "write failed" zero-extent-copy-libev "$src" "$dst"
+under_valgrind "write failed" nbd-evcopy "$src" "$dst"
 # All zero: with --allocated the one zero command must be sent.
 servers data '' size=16M
-under_valgrind "zero failed" zero-extent-copy-libev --allocated "$src" "$dst"
+under_valgrind "zero failed" nbd-evcopy --allocated "$src" "$dst"
 
 none="nbd+unix:///?socket=$tmpdir/none.sock"
-under_valgrind "cannot connect" copy-libev "$none" "$dst"
-under_valgrind "cannot connect" zero-extent-copy-libev "$none" "$dst"
-under_valgrind "cannot connect" checksum-libev "$none"
+under_valgrind "cannot connect" \
+  nbd-evcopy --no-extents --no-sparse "$none" "$dst"
+under_valgrind "cannot connect" nbd-evcopy "$none" "$dst"
+under_valgrind "cannot connect" nbd-evsum "$none"
 
-under_valgrind "unknown or ambiguous option" copy-libev --bogus "$src" "$dst"
-under_valgrind "unknown or ambiguous option" zero-extent-copy-libev --bogus "$src" "$dst"
-under_valgrind "unknown or ambiguous option" checksum-libev --bogus "$src"
+under_valgrind "unknown or ambiguous option" \
+  nbd-evcopy --no-extents --no-sparse --bogus "$src" "$dst"
+under_valgrind "unknown or ambiguous option" nbd-evcopy --bogus "$src" "$dst"
+under_valgrind "unknown or ambiguous option" nbd-evsum --bogus "$src"
 
 # With the hash threads of --checksum and --verify running: a read
 # error, a write error, a destination whose reads fail in the verify
 # pass, and a destination that stores nothing (nbdkit null reads back
 # zeroes), which fails the comparison itself.
 servers --filter=error pattern 16M error-pread=EIO error-pread-rate=100%
-under_valgrind "read failed" zero-extent-copy-libev --checksum "$src" "$dst"
+under_valgrind "read failed" nbd-evcopy --checksum "$src" "$dst"
 servers pattern 16M
-under_valgrind "write failed" zero-extent-copy-libev --verify "$src" "$dst"
+under_valgrind "write failed" nbd-evcopy --verify "$src" "$dst"
 start_nbdkit unreadable --filter=error memory 16M error-pread=EIO \
   error-pread-rate=100%
 under_valgrind "destination: read failed" \
-  zero-extent-copy-libev --verify -C 1 "$src" "$unreadable"
+  nbd-evcopy --verify -C 1 "$src" "$unreadable"
 start_nbdkit blackhole null 16M
-under_valgrind "verify failed" zero-extent-copy-libev --verify "$src" "$blackhole"
+under_valgrind "verify failed" nbd-evcopy --verify "$src" "$blackhole"
 
-# Captive servers (common/image.c): one that does not start, whose
+# Captive servers (tools/image.c): one that does not start, whose
 # message comes from its log; a new destination file removed again
 # after a failed check; and several images, one missing, each hashed in
 # a child process (valgrind follows the fork).  The servers are stopped
 # at exit by closing their handles.
 under_valgrind "the server said: nbdkit: error" \
-  checksum-libev -- [ nbdkit nosuchplugin ]
-under_valgrind "minimum block size 4096" copy-libev --request-size=6k -- \
+  nbd-evsum -- [ nbdkit nosuchplugin ]
+under_valgrind "minimum block size 4096" \
+  nbd-evcopy --no-extents --no-sparse --request-size=6k -- \
   [ nbdkit --filter=blocksize-policy pattern 1M blocksize-minimum=4096 ] \
   "$tmpdir/new.raw"
-[ ! -e "$tmpdir/new.raw" ] || fail "copy-libev left new.raw behind"
+[ ! -e "$tmpdir/new.raw" ] || fail "nbd-evcopy left new.raw behind"
 under_valgrind "missing.raw: No such file or directory" \
-  checksum-libev [ nbdkit pattern 1M ] "$tmpdir/missing.raw" [ nbdkit pattern 2M ]
+  nbd-evsum [ nbdkit pattern 1M ] "$tmpdir/missing.raw" [ nbdkit pattern 2M ]

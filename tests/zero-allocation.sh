@@ -22,7 +22,7 @@ copy ()
     head -c 64M /dev/zero | tr '\0' '\377' >"$f"
   fi
   start_nbdkit "$name" file "$f"
-  eval "zero-extent-copy-libev \"\$@\" \"\$src\" \"\$$name\""
+  eval "nbd-evcopy \"\$@\" \"\$src\" \"\$$name\""
   blocks=$(stat -c %b "$f")
 }
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# zero-extent-copy-libev --checksum prints the source's block hash while
-# it copies: the same line as checksum-libev and the digest that
-# tests/blkhash-ref.py computes, under every option that changes how the
-# image is cut into commands, and the copy itself stays exact.
+# nbd-evcopy --checksum prints the source's block hash while it copies:
+# the same line as nbd-evsum and the digest that tests/blkhash-ref.py
+# computes, under every option that changes how the image is cut into
+# commands, and the copy itself stays exact.
 source "$abs_top_srcdir/tests/functions.sh"
 requires nbdkit nbdcopy nbdinfo python3 qemu-img qemu-io qemu-nbd
 
@@ -23,8 +23,8 @@ want ()
 copy_sum ()
 {
   _name=$1 _uri=$2 _dst=$3; shift 3
-  _got=$(zero-extent-copy-libev "$@" "$_uri" "$_dst") ||
-    fail "zero-extent-copy-libev $* failed"
+  _got=$(nbd-evcopy "$@" "$_uri" "$_dst") ||
+    fail "nbd-evcopy $* failed"
   [ "$_got" = "$(cat "$tmpdir/$_name.want")  $_uri" ] ||
     fail "$_name $*: got '$_got', expected '$(cat "$tmpdir/$_name.want")'"
   rm -f "$tmpdir/back.img"
@@ -65,9 +65,9 @@ for s in sr da pa q; do
   eval "uri=\$$s"
   size=$(nbdinfo --size "$uri")
   want $s "$uri"
-  # checksum-libev agrees, so the two programs print the same line.
-  [ "$(checksum-libev "$uri")" = "$(cat "$tmpdir/$s.want")  $uri" ] ||
-    fail "checksum-libev disagrees with blkhash-ref.py on $s"
+  # nbd-evsum agrees, so the two programs print the same line.
+  [ "$(nbd-evsum "$uri")" = "$(cat "$tmpdir/$s.want")  $uri" ] ||
+    fail "nbd-evsum disagrees with blkhash-ref.py on $s"
 
   # Request shapes, requests in flight and connections.
   for opts in "" "--requests=1" "--requests=3 --request-size=64k" \
@@ -116,25 +116,25 @@ fresh dst 12345679
 copy_sum da4m "$da" "$dst" --checksum --block-size=4M
 
 # An empty 1 TiB qcow2 onto another: block status alone, and the digest
-# of 16 Mi zero blocks (checksum-libev's, checked against blkhash-ref.py
+# of 16 Mi zero blocks (nbd-evsum's, checked against blkhash-ref.py
 # on smaller images everywhere else).
 qemu-img create -q -f qcow2 "$tmpdir/e.qcow2" 1T
 qemu-img create -q -f qcow2 "$tmpdir/f.qcow2" 1T
 start_qemu_nbd e -r -f qcow2 "$tmpdir/e.qcow2"
 start_qemu_nbd f -f qcow2 "$tmpdir/f.qcow2"
-checksum-libev "$e" >"$tmpdir/e.line"
-got=$(zero-extent-copy-libev --checksum "$e" "$f") || fail "1 TiB copy"
+nbd-evsum "$e" >"$tmpdir/e.line"
+got=$(nbd-evcopy --checksum "$e" "$f") || fail "1 TiB copy"
 [ "$got" = "$(cat "$tmpdir/e.line")" ] || fail "1 TiB: got '$got'"
 
 # Options that cannot work are refused before any I/O.
 fresh dst 12345679
 expect_error "--block-size needs --checksum" \
-  zero-extent-copy-libev --block-size=4k "$da" "$dst"
+  nbd-evcopy --block-size=4k "$da" "$dst"
 expect_error "--request-size: 65536 is not a multiple of the block size" \
-  zero-extent-copy-libev --checksum --block-size=128k --request-size=64k \
+  nbd-evcopy --checksum --block-size=128k --request-size=64k \
   "$da" "$dst"
 expect_error "no-such-digest" \
-  zero-extent-copy-libev --checksum=no-such-digest "$da" "$dst"
+  nbd-evcopy --checksum=no-such-digest "$da" "$dst"
 
 # A failed copy prints no digest: a read error, a write error, and a
 # destination that stops answering (SIGSTOP) until --timeout.
@@ -142,16 +142,16 @@ start_nbdkit rerr --filter=error data '1 @1048576 1' size=4M \
   error-pread=EIO error-pread-rate=100%
 fresh dst 4M
 expect_error "source: read failed at offset 0 length 65536: Input/output error" \
-  zero-extent-copy-libev --checksum -C 1 --requests=1 "$rerr" "$dst"
+  nbd-evcopy --checksum -C 1 --requests=1 "$rerr" "$dst"
 start_nbdkit small data '1 @1048576 1' size=4M
 start_nbdkit werr --filter=error --filter=noextents memory 4M \
   error-pwrite=ENOSPC error-pwrite-rate=100%
 expect_error "destination: write failed at offset 0 length 65536: No space left on device" \
-  zero-extent-copy-libev --checksum -C 1 --requests=1 "$small" "$werr"
+  nbd-evcopy --checksum -C 1 --requests=1 "$small" "$werr"
 
 start_nbdkit slow --filter=delay pattern 4G delay-read=5ms
 fresh dst 4G
-zero-extent-copy-libev --checksum --timeout=2 "$slow" "$dst" \
+nbd-evcopy --checksum --timeout=2 "$slow" "$dst" \
   >"$tmpdir/out" 2>"$tmpdir/err" &
 pid=$!
 sleep 1

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# A failed read, write or zero command ends zero-extent-copy-libev with
-# a non-zero status and one line on stderr naming the offset, the length
-# and the server's error; bad options do the same before any I/O.
+# A failed read, write or zero command ends nbd-evcopy with a non-zero
+# status and one line on stderr naming the offset, the length and the
+# server's error; bad options do the same before any I/O.
 source "$abs_top_srcdir/tests/functions.sh"
 requires nbdkit
 
@@ -13,26 +13,26 @@ start_nbdkit rerr --filter=error data '1 @1048576 1' size=4M \
 # One request at a time, on one connection, so that the message is
 # known exactly: with more, the read at 1 MiB may fail first.
 expect_error "source: read failed at offset 0 length 32768: Input/output error" \
-  zero-extent-copy-libev -C 1 --requests=1 "$rerr" "$dst"
+  nbd-evcopy -C 1 --requests=1 "$rerr" "$dst"
 
 start_nbdkit werr --filter=error --filter=noextents memory 4M \
   error-pwrite=ENOSPC error-pwrite-rate=100%
 expect_error "destination: write failed at offset 0 length 32768: No space left on device" \
-  zero-extent-copy-libev -C 1 --requests=1 "$src" "$werr"
+  nbd-evcopy -C 1 --requests=1 "$src" "$werr"
 
 start_nbdkit zerr --filter=error --filter=noextents memory 4M \
   error-zero=EIO error-zero-rate=100%
 expect_error "destination: zero failed at offset 32768 length 1015808: Input/output error" \
-  zero-extent-copy-libev -C 1 --requests=1 "$src" "$zerr"
+  nbd-evcopy -C 1 --requests=1 "$src" "$zerr"
 
 expect_error "cannot be used together" \
-  zero-extent-copy-libev --allocated --destination-is-zero "$src" "$dst"
+  nbd-evcopy --allocated --destination-is-zero "$src" "$dst"
 expect_error "--request-size" \
-  zero-extent-copy-libev --request-size=1G "$src" "$dst"
+  nbd-evcopy --request-size=1G "$src" "$dst"
 start_nbdkit small memory 1M
 expect_error "destination is smaller than the source" \
-  zero-extent-copy-libev "$src" "$small"
+  nbd-evcopy "$src" "$small"
 
-zero-extent-copy-libev --help | grep -q -- --allocated || fail "--help"
-zero-extent-copy-libev --version | grep -q '^zero-extent-copy-libev ' ||
+nbd-evcopy --help | grep -q -- --allocated || fail "--help"
+nbd-evcopy --version | grep -q '^nbd-evcopy ' ||
   fail "--version"

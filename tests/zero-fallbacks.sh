@@ -25,7 +25,7 @@ check ()
 start_nbdkit nosr --no-sr data "$data"
 start_nbdkit d1 --filter=log --filter=noextents memory $size \
   logfile="$tmpdir/d1.log"
-zero-extent-copy-libev -v "$nosr" "$d1" 2>"$tmpdir/stderr"
+nbd-evcopy -v "$nosr" "$d1" 2>"$tmpdir/stderr"
 [ "$(zero_copy_summary)" = "0 + 1 block status, 65 reads, 3 writes, 62 zeroes, 0 bytes skipped" ] ||
   fail "--no-sr: $(zero_copy_summary)"
 check d1
@@ -35,7 +35,7 @@ check d1
 # and never a zero command.
 start_nbdkit d2 --filter=log --filter=nozero --filter=noextents \
   memory $size logfile="$tmpdir/d2.log"
-zero-extent-copy-libev --request-size=4M "$src" "$d2"
+nbd-evcopy --request-size=4M "$src" "$d2"
 expect_commands "$tmpdir/d2.log" "Write 0 32768
 Write 32768 4194304
 Write 4227072 4128768
@@ -50,7 +50,7 @@ check d2
 start_nbdkit err --filter=error data "$data" \
   error-extents=EIO error-extents-rate=100%
 start_nbdkit d3 --filter=noextents memory $size
-zero-extent-copy-libev -v "$err" "$d3" 2>"$tmpdir/stderr"
+nbd-evcopy -v "$err" "$d3" 2>"$tmpdir/stderr"
 grep -q 'source: block status at offset 0 length 16777217 failed' \
   "$tmpdir/stderr" || fail "no message about the failed block status"
 check d3

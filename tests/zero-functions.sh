@@ -1,5 +1,5 @@
-# Helpers for the zero-extent-copy-libev tests, sourced after
-# tests/functions.sh.
+# Helpers for the tests of nbd-evcopy's extents and zeroes (zero-*.sh),
+# sourced after tests/functions.sh.
 
 # log_commands LOGFILE: the writes, zeroes and trims that nbdkit's log
 # filter recorded, one "Write|Zero|Trim OFFSET COUNT [trim=0|1]" line
@@ -26,7 +26,7 @@ expect_commands ()
   fi
 }
 
-# zero_copy_summary: the counts that zero-extent-copy-libev -v prints
+# zero_copy_summary: the counts that nbd-evcopy -v prints
 # at the end, from the stderr it left in $tmpdir/stderr.
 zero_copy_summary ()
 {

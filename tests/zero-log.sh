@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# zero-extent-copy-libev sends exactly one zero command per zero extent
-# and writes only data: nbdkit's log filter records every command the
-# destination received, and the sorted list must match exactly.
+# nbd-evcopy sends exactly one zero command per zero extent and writes
+# only data: nbdkit's log filter records every command the destination
+# received, and the sorted list must match exactly.
 source "$abs_top_srcdir/tests/functions.sh"
 source "$abs_top_srcdir/tests/zero-functions.sh"
 requires nbdkit
@@ -21,7 +21,7 @@ copy ()
     logfile="$log"
   eval "dst=\$dst_$1"
   shift
-  zero-extent-copy-libev "$@" "$dst"
+  nbd-evcopy "$@" "$dst"
 }
 
 # Default: zero commands may punch holes (trim=1).
@@ -66,7 +66,7 @@ expect_commands "$log" "$(for i in $(seq 0 7); do
 # A destination whose block status says it reads as zeroes gets the
 # data writes and nothing else.
 start_nbdkit zdst --filter=log memory 4294967297 logfile=$tmpdir/zdst.log
-zero-extent-copy-libev "$src" "$zdst"
+nbd-evcopy "$src" "$zdst"
 expect_commands "$tmpdir/zdst.log" "Write 0 32768
 Write 1073709056 32768
 Write 4294934528 32769"
@@ -77,7 +77,7 @@ Write 4294934528 32769"
 # first destination data on, to the extent's end.
 start_nbdkit pdst --filter=log data '@536870912 1 @3221225472 1' \
   size=4294967297 logfile=$tmpdir/pdst.log
-zero-extent-copy-libev "$src" "$pdst"
+nbd-evcopy "$src" "$pdst"
 expect_commands "$tmpdir/pdst.log" "Write 0 32768
 Zero 536870912 536838144 trim=1
 Write 1073709056 32768
@@ -88,7 +88,7 @@ Write 4294934528 32769"
 # where the destination reads as zeroes, zeroed where it holds data.
 start_nbdkit pdst2 --filter=log data '@8388608 1' size=33554433 \
   logfile=$tmpdir/pdst2.log
-zero-extent-copy-libev --request-size=4M "$noext" "$pdst2"
+nbd-evcopy --request-size=4M "$noext" "$pdst2"
 expect_commands "$tmpdir/pdst2.log" "Write 0 4194304
 Zero 8388608 4194304 trim=1
 Write 12582912 4194304
@@ -99,7 +99,7 @@ Write 33554432 1"
 start_nbdkit hole data '1' size=1T
 start_nbdkit big --filter=log --filter=noextents memory 1T \
   logfile=$tmpdir/big.log
-zero-extent-copy-libev "$hole" "$big"
+nbd-evcopy "$hole" "$big"
 log_commands "$tmpdir/big.log" >"$tmpdir/big.cmds"
 [ "$(grep -c '^Write' "$tmpdir/big.cmds")" -eq 1 ] || fail "1 TiB: writes"
 [ "$(grep -c '^Zero' "$tmpdir/big.cmds")" -eq 257 ] || fail "1 TiB: zeroes"

@@ -22,8 +22,8 @@ qemu-io -f qcow2 -c "write -P 0xff 0 $size" "$tmpdir/full.qcow2" >/dev/null
 start_qemu_nbd empty -f qcow2 "$tmpdir/empty.qcow2"
 start_qemu_nbd full -f qcow2 "$tmpdir/full.qcow2"
 
-zero-extent-copy-libev --flush "$src" "$empty"
-zero-extent-copy-libev -v --flush "$src" "$full" 2>"$tmpdir/stderr"
+nbd-evcopy --flush "$src" "$empty"
+nbd-evcopy -v --flush "$src" "$full" 2>"$tmpdir/stderr"
 grep -q ' [1-9][0-9]* zeroes' <<<"$(zero_copy_summary)" ||
   fail "no zero commands onto a full destination: $(zero_copy_summary)"
 # -U: the servers still hold their images open; --flush made them
@@ -36,7 +36,7 @@ qemu-img create -q -f qcow2 "$tmpdir/big-src.qcow2" 1T
 qemu-img create -q -f qcow2 "$tmpdir/big-dst.qcow2" 1T
 start_qemu_nbd bsrc -r -f qcow2 "$tmpdir/big-src.qcow2"
 start_qemu_nbd bdst -f qcow2 "$tmpdir/big-dst.qcow2"
-zero-extent-copy-libev -v "$bsrc" "$bdst" 2>"$tmpdir/stderr"
+nbd-evcopy -v "$bsrc" "$bdst" 2>"$tmpdir/stderr"
 summary=$(zero_copy_summary)
 [ "$summary" = "257 + 257 block status, 0 reads, 0 writes, 0 zeroes, 1099511627776 bytes skipped" ] ||
   fail "1 TiB empty: $summary"
@@ -51,7 +51,7 @@ qemu-img create -q -f qcow2 "$tmpdir/big-dirty.qcow2" 64G
 qemu-io -f qcow2 -c 'write -P 1 1G 64k' "$tmpdir/big-dirty.qcow2" >/dev/null
 start_qemu_nbd msrc -r -f qcow2 "$tmpdir/mid-src.qcow2"
 start_qemu_nbd bdirty -f qcow2 "$tmpdir/big-dirty.qcow2"
-zero-extent-copy-libev -v --flush "$msrc" "$bdirty" 2>"$tmpdir/stderr"
+nbd-evcopy -v --flush "$msrc" "$bdirty" 2>"$tmpdir/stderr"
 summary=$(zero_copy_summary)
 [ "$summary" = "17 + 17 block status, 0 reads, 0 writes, 1 zeroes, 64424574976 bytes skipped" ] ||
   fail "64 GiB onto data: $summary"

@@ -13,7 +13,7 @@ for size in 0 1 511 65535 65537 1048575 3000001; do
   start_nbdkit "s$n" sparse-random $size seed=$n percent=30
   start_nbdkit "d$n" --filter=noextents memory $size
   eval "s=\$s$n d=\$d$n"
-  zero-extent-copy-libev --request-size=64k "$s" "$d"
+  nbd-evcopy --request-size=64k "$s" "$d"
   read_back "$s" "$tmpdir/s.raw"
   read_back "$d" "$tmpdir/d.raw"
   cmp "$tmpdir/s.raw" "$tmpdir/d.raw" || fail "size $size: contents differ"
@@ -29,7 +29,7 @@ start_nbdkit b64 --filter=log --filter=blocksize-policy --filter=noextents \
   memory 1114112 blocksize-minimum=65536 blocksize-preferred=65536 \
   blocksize-maximum=1048576 blocksize-error-policy=error \
   logfile="$tmpdir/b64.log"
-zero-extent-copy-libev "$src" "$b64"
+nbd-evcopy "$src" "$b64"
 expect_commands "$tmpdir/b64.log" "Write 0 65536
 Zero 65536 983040 trim=1
 Write 1048576 65536"

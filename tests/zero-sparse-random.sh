@@ -21,7 +21,7 @@ for seed_percent in 1:0 2:5 3:50 4:95 5:100; do
       start_nbdkit "dst$n" --filter=checkwrite sparse-random $size \
         seed=$seed percent=$percent
       eval "s=\$src$n d=\$dst$n"
-      zero-extent-copy-libev $opts "$s" "$d" ||
+      nbd-evcopy $opts "$s" "$d" ||
         fail "seed=$seed percent=$percent $opts $src_filter"
   done
 done
@@ -30,7 +30,7 @@ done
 # them into memory and compare byte for byte as well.
 start_nbdkit src sparse-random $size seed=4 percent=30
 start_nbdkit dst memory $size
-zero-extent-copy-libev "$src" "$dst"
+nbd-evcopy "$src" "$dst"
 read_back "$src" "$tmpdir/src.raw"
 read_back "$dst" "$tmpdir/dst.raw"
 cmp "$tmpdir/src.raw" "$tmpdir/dst.raw"

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# zero-extent-copy-libev --verify hashes the destination after the copy
-# and compares: a good copy prints the source's digest line; a
-# destination that silently drops or alters one write fails with one
-# line naming both digests and the first block that differs, and prints
-# no digest; a destination whose reads fail after the copy fails too.
+# nbd-evcopy --verify hashes the destination after the copy and
+# compares: a good copy prints the source's digest line; a destination
+# that silently drops or alters one write fails with one line naming
+# both digests and the first block that differs, and prints no digest; a
+# destination whose reads fail after the copy fails too.
 source "$abs_top_srcdir/tests/functions.sh"
 requires nbdkit nbdcopy qemu-img qemu-nbd
 requires_nbdkit_plugin sh
@@ -11,22 +11,22 @@ requires_nbdkit_plugin sh
 mib=$((1024 * 1024))
 size=$((8 * mib))
 start_nbdkit src pattern $size
-line=$(checksum-libev "$src") || fail "checksum-libev"
+line=$(nbd-evsum "$src") || fail "nbd-evsum"
 
 # Good copies: onto memory, onto a larger destination, onto a qcow2
 # through qemu-nbd whose block status reports the holes.
 start_nbdkit mem memory $size
-got=$(zero-extent-copy-libev --verify "$src" "$mem") || fail "--verify onto memory"
+got=$(nbd-evcopy --verify "$src" "$mem") || fail "--verify onto memory"
 [ "$got" = "$line" ] || fail "--verify onto memory printed '$got'"
 start_nbdkit big memory $((3 * size))
-got=$(zero-extent-copy-libev --verify -C 1 --requests=3 "$src" "$big") ||
+got=$(nbd-evcopy --verify -C 1 --requests=3 "$src" "$big") ||
   fail "--verify onto a larger destination"
 [ "$got" = "$line" ] || fail "larger destination: '$got'"
 start_nbdkit sparse sparse-random 9999999 seed=4 percent=30 runlength=40000
 qemu-img create -q -f qcow2 "$tmpdir/d.qcow2" 9999999
 start_qemu_nbd q -f qcow2 "$tmpdir/d.qcow2"
-got=$(zero-extent-copy-libev --verify "$sparse" "$q") || fail "--verify onto qcow2"
-[ "$got" = "$(checksum-libev "$sparse")" ] || fail "qcow2: '$got'"
+got=$(nbd-evcopy --verify "$sparse" "$q") || fail "--verify onto qcow2"
+[ "$got" = "$(nbd-evsum "$sparse")" ] || fail "qcow2: '$got'"
 
 # sh_plugin SCRIPT FILE HOOK: an nbdkit sh plugin serving FILE ($size
 # bytes) whose pwrite runs HOOK (shell code with $off and $len) after
@@ -56,7 +56,7 @@ sh_plugin "$tmpdir/drop.sh" "$tmpdir/drop.img" \
   "[ \$off != $mib ] || head -c \$len /dev/zero | tr '\\0' '\\374' | dd of=$tmpdir/drop.img oflag=seek_bytes conv=notrunc seek=\$off status=none"
 start_nbdkit drop sh "$tmpdir/drop.sh"
 expect_error "the first block that differs is at offset $mib length 65536" \
-  zero-extent-copy-libev --verify "$src" "$drop"
+  nbd-evcopy --verify "$src" "$drop"
 grep -Eq 'verify failed: the destination.s digest [0-9a-f]{64} is not the source.s [0-9a-f]{64}' \
   "$tmpdir/err" || fail "the message does not name both digests"
 # The copy itself went wrong only there.
@@ -68,19 +68,19 @@ sh_plugin "$tmpdir/alter.sh" "$tmpdir/alter.img" \
   "[ \$off != $((2 * mib)) ] || printf '\\377' | dd of=$tmpdir/alter.img oflag=seek_bytes conv=notrunc seek=\$((off + 70000)) status=none"
 start_nbdkit alter sh "$tmpdir/alter.sh"
 expect_error "the first block that differs is at offset $((2 * mib + 65536)) length 65536" \
-  zero-extent-copy-libev --verify "$src" "$alter"
+  nbd-evcopy --verify "$src" "$alter"
 
 # The copy succeeds, then reading the destination back fails.
 fill_file "$tmpdir/rd.img" $size 0
 faulty_file_plugin "$tmpdir/rd.sh" "$tmpdir/rd.img" $size pread
 start_nbdkit rd sh "$tmpdir/rd.sh"
 expect_error "destination: read failed at offset 0 length 262144: Input/output error" \
-  zero-extent-copy-libev --verify -C 1 --requests=1 "$src" "$rd"
+  nbd-evcopy --verify -C 1 --requests=1 "$src" "$rd"
 
 # The verify pass needs no outside event to make progress: with
 # --timeout=0 and one request there is nothing else to wake the loop, so
 # a slot left waiting for a wake-up would hang the program for ever.
 start_nbdkit p64 pattern 64M
 start_nbdkit m64 memory 64M
-timeout 60 zero-extent-copy-libev --verify --timeout=0 --requests=1 "$p64" "$m64" \
+timeout 60 nbd-evcopy --verify --timeout=0 --requests=1 "$p64" "$m64" \
   >/dev/null || fail "--verify --timeout=0 did not finish within 60 s"

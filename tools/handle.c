@@ -154,6 +154,8 @@ void
 handle_extents (struct extent_map *map, struct nbd_handle *nbd,
                 const char *name)
 {
-  if (extents_init (map, nbd, name, verbose) == -1)
+  if (extents_init (map, nbd, name) == -1)
     die ("%s: %s", name, nbd_get_error ());
+  debug ("%s: %s", name, map->supported ? "reading extents with block status"
+         : "no base:allocation: every extent is data");
 }

@@ -80,7 +80,7 @@ uint64_t check_copy (struct nbd_handle *src, struct nbd_handle *dst,
 uint64_t export_size (struct nbd_handle *nbd, const char *name);
 
 /* extents_init (common/extents.h) for a connected handle, fatal if
- * libnbd cannot tell the export's size; -v shows the map's commands.
+ * libnbd cannot tell the export's size.
  */
 void handle_extents (struct extent_map *map, struct nbd_handle *nbd,
                      const char *name);

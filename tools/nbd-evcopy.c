@@ -127,61 +127,55 @@ static struct ordered_hash *hashing = &src_hash; /* the one being fed */
 /* Counts for the summary under -v. */
 static uint64_t nr_reads, nr_writes, nr_zeroes, bytes_skipped;
 
-/* extents_pump, whose only failure (the map cannot grow) stops the
- * copy cleanly.
+/* extents_pump: a block-status command that failed is read as data,
+ * and said under -v; a map that cannot grow stops the copy cleanly.
  */
 static void
 pump_map (struct extent_map *m, uint64_t offset, uint64_t ahead)
 {
-  if (extents_pump (m, offset, ahead) == -1 && !stop_requested (&stop))
+  int r = extents_pump (m, offset, ahead);
+
+  if (r > 0)
+    debug ("%s: block status at offset %" PRIu64 " length %" PRIu64
+           " failed (%s): reading that range as data", m->name,
+           m->req_offset, m->req_length, strerror (r));
+  else if (r == -1 && !stop_requested (&stop))
     stop_fail (&stop, "%s: cannot grow the extent map: %s", m->name,
                strerror (errno));
 }
 
 /* Completion callbacks run inside libnbd while it holds the handle's
- * lock, so they must not start new commands on that handle.  They only
- * record the result in the slot; the prepare callback (pump_cb) acts on
- * it in the next loop iteration.  Returning 1 retires the command, so
- * nbd_aio_command_completed is never needed.
+ * lock, so they must not start new commands on that handle:
+ * ring_command_done (common/ring.h) only records the result in the
+ * slot, and the prepare callback (pump_cb) acts on it in the next loop
+ * iteration.
  */
-static int
-read_done (void *user_data, int *error)
-{
-  ring_complete (user_data, *error);
-  return 1;
-}
-
-static int
-write_done (void *user_data, int *error)
-{
-  ring_complete (user_data, *error);
-  return 1;
-}
-
 static void
 start_read (struct slot *slot)
 {
-  nbd_completion_callback cb = { .callback = read_done, .user_data = slot };
+  nbd_completion_callback cb = { .callback = ring_command_done,
+                                 .user_data = slot };
 
   slot->kind = OP_READ;
   slot->conn = server_pick (reading);
   slot_debug (slot, "read");
-  if (nbd_aio_pread (((struct conn *) slot->conn)->glue.nbd, slot->buf, slot->length, slot->offset,
-                     cb, 0) == -1)
+  if (nbd_aio_pread (((struct conn *) slot->conn)->glue.nbd, slot->buf,
+                     slot->length, slot->offset, cb, 0) == -1)
     ring_complete (slot, conn_issue_errno ());
 }
 
 static void
 start_write (struct slot *slot)
 {
-  nbd_completion_callback cb = { .callback = write_done, .user_data = slot };
+  nbd_completion_callback cb = { .callback = ring_command_done,
+                                 .user_data = slot };
 
   slot->kind = OP_WRITE;
   slot->state = SLOT_BUSY;
   slot->conn = server_pick (&dst);
   slot_debug (slot, "write");
-  if (nbd_aio_pwrite (((struct conn *) slot->conn)->glue.nbd, slot->buf, slot->length, slot->offset,
-                      cb, 0) == -1)
+  if (nbd_aio_pwrite (((struct conn *) slot->conn)->glue.nbd, slot->buf,
+                      slot->length, slot->offset, cb, 0) == -1)
     ring_complete (slot, conn_issue_errno ());
 }
 
@@ -192,7 +186,8 @@ start_write (struct slot *slot)
 static void
 start_zero (struct slot *slot)
 {
-  nbd_completion_callback cb = { .callback = write_done, .user_data = slot };
+  nbd_completion_callback cb = { .callback = ring_command_done,
+                                 .user_data = slot };
 
   slot->flags |= HASH_ZEROES;
   if (!dst_can_zero) {
@@ -206,8 +201,8 @@ start_zero (struct slot *slot)
   slot->conn = server_pick (&dst);
   slot_debug (slot, "zero");
   nr_zeroes++;
-  if (nbd_aio_zero (((struct conn *) slot->conn)->glue.nbd, slot->length, slot->offset, cb,
-                    zero_flags) == -1)
+  if (nbd_aio_zero (((struct conn *) slot->conn)->glue.nbd, slot->length,
+                    slot->offset, cb, zero_flags) == -1)
     ring_complete (slot, conn_issue_errno ());
 }
 
@@ -256,7 +251,7 @@ finish (struct slot *slot)
 static bool
 finish_copy (void)
 {
-  if (next_offset < size || !ring_idle (ring))
+  if (next_offset < size || ring->in_use > 0)
     return false;
   return !want_flush || flush_advance (&flush, dst.v[0]->glue.nbd, "destination");
 }
@@ -916,8 +911,7 @@ main (int argc, char *argv[])
   /* With --checksum, slots are given back in offset order, so that the
    * hash is fed in order.
    */
-  ring = ring_new (requests, request_size,
-                   checksum ? RING_IN_ORDER : RING_ANY_ORDER);
+  ring = ring_new (requests, request_size);
   if (ring == NULL)
     die ("cannot allocate %u requests of %" PRIu64 " bytes: %s",
          requests, request_size, strerror (errno));

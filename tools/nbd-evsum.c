@@ -10,7 +10,7 @@
  * has the construction).  What it shows:
  *
  *  - The in-order consumer of liburing's examples on top of the common
- *    request ring (RING_IN_ORDER): REQUESTS reads are in flight and
+ *    request ring, retired in issue order: REQUESTS reads are in flight and
  *    complete in any order, but the hash is fed strictly in offset order
  *    as slots retire from the head of the ring.
  *
@@ -124,41 +124,41 @@ slot_at (uint64_t seq)
   return &ring->slots[seq % ring->nr_slots];
 }
 
-/* extents_pump, whose only failure (the map cannot grow) stops the
- * program cleanly.
+/* extents_pump: a block-status command that failed is read as data,
+ * and said under -v; a map that cannot grow stops the program cleanly.
  */
 static void
 pump_map (struct extent_map *m, uint64_t offset, uint64_t ahead)
 {
-  if (extents_pump (m, offset, ahead) == -1 && !stop_requested (&stop))
-    stop_fail (&stop, "%s: cannot grow the extent map: %s", image,
+  int r = extents_pump (m, offset, ahead);
+
+  if (r > 0)
+    debug ("%s: block status at offset %" PRIu64 " length %" PRIu64
+           " failed (%s): reading that range as data", m->name,
+           m->req_offset, m->req_length, strerror (r));
+  else if (r == -1 && !stop_requested (&stop))
+    stop_fail (&stop, "%s: cannot grow the extent map: %s", m->name,
                strerror (errno));
 }
 
 /* Completion callbacks run inside libnbd while it holds the handle's
- * lock, so they must not start new commands on that handle.  This one
- * only records the result (ring_complete looks at *error first); the
- * prepare callback (pump_cb) gives the slot to the hash threads in its
- * turn.  Returning 1 retires the command.
+ * lock, so they must not start new commands on that handle:
+ * ring_command_done (common/ring.h) only records the result in the
+ * slot, and the prepare callback (pump_cb) acts on it in the next loop
+ * iteration.
  */
-static int
-read_done (void *user_data, int *error)
-{
-  ring_complete (user_data, *error);
-  return 1;
-}
-
 static void
 start_read (uint64_t offset, uint64_t length)
 {
   struct slot *slot = ring_take (ring, offset, length);
-  nbd_completion_callback cb = { .callback = read_done, .user_data = slot };
+  nbd_completion_callback cb = { .callback = ring_command_done,
+                                 .user_data = slot };
 
   slot->kind = KIND_DATA;
   slot->conn = server_pick (&src);
   slot_debug (slot, "read");
-  if (nbd_aio_pread (((struct conn *) slot->conn)->glue.nbd, slot->buf, length,
-                     offset, cb, 0) == -1)
+  if (nbd_aio_pread (((struct conn *) slot->conn)->glue.nbd, slot->buf,
+                     length, offset, cb, 0) == -1)
     ring_complete (slot, conn_issue_errno ());
 }
 
@@ -480,7 +480,7 @@ checksum_image (struct image *img)
   /* Block status goes to one connection: the map is one sequence. */
   handle_extents (&map, src.v[0]->glue.nbd, image);
 
-  ring = ring_new (requests, request_size, RING_IN_ORDER);
+  ring = ring_new (requests, request_size);
   if (ring == NULL)
     die ("cannot allocate %u requests of %" PRIu64 " bytes: %s",
          requests, request_size, strerror (errno));

@@ -8,7 +8,7 @@
  *    digests of a full request's blocks.  A hash thread fills it once
  *    ordered_hash_give hands the slot over; the digests then wait
  *    there, however long, until the slots before it are fed too.  That is why a program that feeds
- *    the outer digest must use a RING_IN_ORDER ring: a slot is reused
+ *    the outer digest must retire its slots in order (ring_retire_head): a slot is reused
  *    only once it has been fed.
  *
  *  - The loop thread feeds the outer digest in offset order: a data
