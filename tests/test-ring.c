@@ -45,8 +45,9 @@ test_take_until_full (void)
   ring_free (ring);
 }
 
-/* Any order (ring_release): a slot completed late in the ring is reusable at once
- * while older slots are still in flight (no head-of-line blocking).
+/* Any order (ring_release): a slot completed late in the ring is
+ * reusable at once while older slots are still in flight (no
+ * head-of-line blocking).
  */
 static void
 test_any_order_reuse (void)
@@ -73,8 +74,8 @@ test_any_order_reuse (void)
   ring_free (ring);
 }
 
-/* Issue order (ring_retire_head): slots completing out of order are retired in issue
- * order, and ring_head waits on the oldest.
+/* Issue order (ring_retire_head): slots completing out of order are
+ * retired in issue order, and ring_head waits on the oldest.
  */
 static void
 test_in_order_retire (void)

@@ -272,7 +272,8 @@ conn_check (const struct conn *c, struct stop *s)
    * libnbd reads the end of the stream, fails the commands in flight
    * and marks the handle dead or closed.
    */
-  else if (nbd_aio_is_dead (c->glue.nbd) == 1 || nbd_aio_is_closed (c->glue.nbd) == 1)
+  else if (nbd_aio_is_dead (c->glue.nbd) == 1 ||
+           nbd_aio_is_closed (c->glue.nbd) == 1)
     stop_fail (s, "%s: connection lost: the server closed it", c->name);
 }
 
@@ -308,7 +309,8 @@ conn_close_all (struct conn *const conns[], size_t n, const struct stop *s)
   size_t i;
 
   for (i = 0; i < n; i++)
-    if (conn_ready (conns[i]) && nbd_aio_disconnect (conns[i]->glue.nbd, 0) == 0)
+    if (conn_ready (conns[i]) &&
+        nbd_aio_disconnect (conns[i]->glue.nbd, 0) == 0)
       conns[i]->closing = true;
   for (;;) {
     all = true;

@@ -30,9 +30,10 @@
  *    waiting for its server (commands in flight, the handshake or the
  *    disconnect) can time out.  A handshake that times out is fatal at
  *    once, unless the connection is optional.  Otherwise the
- *    connection is given up, its commands in flight abandoned, and conn_check hands the program's struct stop a
- *    line naming the connection, the time waited and, through the
- *    program's describe callback, the oldest command still outstanding.
+ *    connection is given up, its commands in flight abandoned, and
+ *    conn_check hands the program's struct stop a line naming the
+ *    connection, the time waited and, through the program's describe
+ *    callback, the oldest command still outstanding.
  *
  *  - A connection that fails or that the server closes is lost for
  *    good, and every command still in flight on it fails too.  The glue

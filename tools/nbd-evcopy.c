@@ -253,7 +253,8 @@ finish_copy (void)
 {
   if (next_offset < size || ring->in_use > 0)
     return false;
-  return !want_flush || flush_advance (&flush, dst.v[0]->glue.nbd, "destination");
+  return !want_flush ||
+    flush_advance (&flush, dst.v[0]->glue.nbd, "destination");
 }
 
 /* Once stopping: true when no command is in flight on any connection.
@@ -664,8 +665,9 @@ usage (FILE *fp, int status)
 {
   fprintf (fp,
 "Usage: %s [OPTIONS] SOURCE DESTINATION\n"
-"Copy an NBD image to another NBD server, reading only the source's data\n"
-"and zeroing its holes with as few zero commands as the protocol allows.\n"
+"Copy a disk image to another, reading only the source's data and zeroing\n"
+"its holes with as few zero commands as the protocol allows\n"
+"(--no-extents --no-sparse: every byte read and written).\n"
 IMAGES_HELP
 "A DESTINATION file that does not exist is created, raw, as large as\n"
 "the source.\n"
@@ -682,8 +684,9 @@ IMAGES_HELP
 "                      the destination reads as zeroes: send nothing for\n"
 "                      zero extents (found out from block status if the\n"
 "                      destination supports it)\n"
-"  --no-extents        ask neither server for block status: read and\n"
-"                      copy every byte, as copy-libev does\n"
+"  --no-extents        ask neither server for block status: read every\n"
+"                      byte (buffers of zeroes still go as zero commands\n"
+"                      unless --no-sparse)\n"
 "  --no-sparse         write data buffers even if they are all zero\n"
 "  --flush             flush the destination when the copy is done\n"
 "  --checksum[=DIGEST] print the source's block hash, as nbd-evsum\n"
@@ -928,7 +931,8 @@ main (int argc, char *argv[])
   debug ("copying %" PRIu64 " bytes with %u requests of %" PRIu64
          " bytes, block size %" PRIu64 ", zero extents %s", size, requests,
          request_size, block,
-         dst_is_zero ? "skipped" : allocated ? "zeroed with NO_HOLE"
+         !read_map.supported ? "unknown (no block status): every byte read"
+         : dst_is_zero ? "skipped" : allocated ? "zeroed with NO_HOLE"
          : dst_has_map ? "skipped where the destination reads as zeroes, "
          "else zeroed" : "zeroed, holes allowed");
 

@@ -23,9 +23,9 @@
  *    blocks into that slot's own digest area, so slots may finish out of
  *    order.  The loop feeds the outer digest, which is cheap (32 bytes
  *    per 64 KiB block), strictly in offset order: only while the head of
- *    the ring is hashed.  SHA-256 costs about 0.6 s of CPU per GiB, more
- *    than the server and the loop need together, so one hash thread was
- *    the bottleneck; the inner digests are independent, the outer one is
+ *    the ring is hashed.  SHA-256 costs more CPU than the server and the
+ *    loop need together (docs/checksum.md), so one hash thread was the
+ *    bottleneck; the inner digests are independent, the outer one is
  *    not, which is what splits the work.
  *
  *  - Reading less: block status (common/extents.c) says which ranges
@@ -46,8 +46,8 @@
  *   nbd-evsum [ nbdkit data '"hello"' ]
  *   nbd-evsum disk.qcow2 disk.raw
  *
- * The first prints 337355feb53a5309d5aba92796223c2c84ffab930e706c01fef573a2722545e6,
- * the value blkhash publishes for that image.
+ * The first prints the value blkhash publishes for that image,
+ * 337355feb53a5309d5aba92796223c2c84ffab930e706c01fef573a2722545e6.
  */
 
 #ifdef HAVE_CONFIG_H

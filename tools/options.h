@@ -21,20 +21,15 @@
  */
 #define DEFAULT_REQUESTS 16
 
-/* Bytes per request, in every example: 256 KiB, measured.  On qemu-nbd
- * serving raw files from disk (--cache=none --aio=native), 1 MiB
- * requests took zero-extent-copy-libev and checksum-libev 2.2-2.4x as
- * long as 256 KiB ones (copy-libev, which writes the holes too, was
- * 1.20x faster with 1 MiB there, and shares the default): the disk of
- * the project's machine takes at most 254 pages per I/O, so the kernel
- * splits every 1 MiB direct write in two (its counters in
- * /sys/block/vda/stat show 512 writes for 256 MiB written with 1 MiB
- * requests).  Over NBD to nbdkit null, 256 KiB, 512 KiB and 1 MiB are
- * level.  The list's report (1 MiB 23% faster than 32 MiB) is about
- * far larger requests, which leave the pipeline empty while each is
- * read whole; much smaller ones cost a command and a callback per few
- * pages.  docs/techniques.md has the figures; make bench (comparisons
- * 2 and 8) measures it again.
+/* Bytes per request: 256 KiB, measured.  On qemu-nbd serving raw
+ * files from this project's machine's disk with O_DIRECT, 1 MiB
+ * requests were much slower for the extent-reading copy and the
+ * checksum: that disk takes at most 254 pages per I/O, so the kernel
+ * splits every 1 MiB direct write in two.  Over NBD to nbdkit null,
+ * 256 KiB to 1 MiB are level.  Far larger requests leave the pipeline
+ * empty while each is read whole; much smaller ones cost a command and
+ * a callback per few pages.  docs/techniques.md has the figures; make
+ * bench (comparisons 2 and 8) measures it again.
  */
 #define DEFAULT_REQUEST_SIZE (256 * 1024)
 

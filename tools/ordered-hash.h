@@ -7,9 +7,10 @@
  *  - Each slot of the ring gets a digest area of its own, room for the
  *    digests of a full request's blocks.  A hash thread fills it once
  *    ordered_hash_give hands the slot over; the digests then wait
- *    there, however long, until the slots before it are fed too.  That is why a program that feeds
- *    the outer digest must retire its slots in order (ring_retire_head): a slot is reused
- *    only once it has been fed.
+ *    there, however long, until the slots before it are fed too.  That
+ *    is why a program that feeds the outer digest must retire its slots
+ *    in order (ring_retire_head): a slot is reused only once it has
+ *    been fed.
  *
  *  - The loop thread feeds the outer digest in offset order: a data
  *    slot's digests with ordered_hash_feed, a run of whole zero blocks
@@ -100,7 +101,8 @@ void ordered_hash_start (struct ordered_hash *sh, struct blkhash *h,
                          struct ev_loop *loop, struct ring *ring);
 
 /* Loop thread: hand a slot whose buffer holds its data to the threads.
- * The slot becomes SLOT_BUSY (its kind is the caller's); ordered_hash_done says when it is over.
+ * The slot becomes SLOT_BUSY (its kind is the caller's);
+ * ordered_hash_done says when it is over.
  */
 void ordered_hash_give (struct ordered_hash *sh, struct slot *slot);
 

@@ -38,8 +38,8 @@ name_connection (const char *name, unsigned i, bool numbered)
 /* nbdcopy's default: DEFAULT_CONNECTIONS, but no more than the online
  * CPUs (nbdcopy runs a thread per connection and as many threads as
  * CPUs).  Measured here it is right for one loop too: with two CPUs and
- * local servers, four connections made a copy 1.4x slower than two,
- * since every connection is another server thread competing for them
+ * local servers, four connections made a copy slower than two, since
+ * every connection is another server thread competing for them
  * (docs/techniques.md has the figures).
  */
 static unsigned

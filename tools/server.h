@@ -90,7 +90,8 @@ void server_check (const struct server *s, struct stop *stop);
 /* A clean disconnect of every connection of every set, in the loop
  * (conn_close_all), then close the handles.
  */
-void server_close (struct server *const sets[], size_t n, const struct stop *stop);
+void server_close (struct server *const sets[], size_t n,
+                   const struct stop *stop);
 
 /* Set the describe callback of every connection. */
 void server_set_describe (struct server *s, conn_describe_fn describe);
