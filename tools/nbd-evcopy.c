@@ -723,8 +723,7 @@ main (int argc, char *argv[])
 {
   enum { OPT_REQUESTS = 256, OPT_REQUEST_SIZE, OPT_INIT, OPT_NO_INIT,
          OPT_ALLOCATED, OPT_DESTINATION_IS_ZERO, OPT_NO_SPARSE, OPT_FLUSH,
-         OPT_CHECKSUM, OPT_BLOCK_SIZE, OPT_VERIFY, OPT_SOCKET_BUFFER,
-         OPT_TIMEOUT, OPT_CACHE, OPT_NO_EXTENTS };
+         OPT_CHECKSUM, OPT_BLOCK_SIZE, OPT_VERIFY, OPT_NO_EXTENTS };
   static const struct option long_options[] = {
     { "requests",            required_argument, NULL, OPT_REQUESTS },
     { "request-size",        required_argument, NULL, OPT_REQUEST_SIZE },
@@ -738,14 +737,8 @@ main (int argc, char *argv[])
     { "checksum",            optional_argument, NULL, OPT_CHECKSUM },
     { "block-size",          required_argument, NULL, OPT_BLOCK_SIZE },
     { "verify",              no_argument,       NULL, OPT_VERIFY },
-    { "progress",            optional_argument, NULL, 'p' },
-    { "socket-buffer",       required_argument, NULL, OPT_SOCKET_BUFFER },
-    { "cache",               required_argument, NULL, OPT_CACHE },
-    { "timeout",             required_argument, NULL, OPT_TIMEOUT },
-    { "connections",         required_argument, NULL, 'C' },
-    { "verbose",             no_argument,       NULL, 'v' },
     { "help",                no_argument,       NULL, 'h' },
-    { "version",             no_argument,       NULL, 'V' },
+    SHARED_LONG_OPTIONS,
     { NULL }
   };
   unsigned requests = DEFAULT_REQUESTS;
@@ -756,10 +749,10 @@ main (int argc, char *argv[])
    */
   struct handle_options src_opts = { .want_extents = true };
   struct handle_options dst_opts = { .want_extents = true };
-  int progress_mode = PROGRESS_NONE;
-  unsigned timeout = DEFAULT_TIMEOUT;
-  unsigned connections = 0;     /* 0: decided by multi-conn */
-  enum image_cache cache = IMAGE_CACHE_DEFAULT;
+  struct shared_options o = {
+    .progress_mode = PROGRESS_NONE, .timeout = DEFAULT_TIMEOUT,
+    .cache = IMAGE_CACHE_DEFAULT,
+  };
   struct image images[2];
   bool allocated = false, destination_is_zero = false;
   bool request_size_given = false, verify = false;
@@ -772,7 +765,8 @@ main (int argc, char *argv[])
   int c;
 
   set_progname (argv[0]);
-  while ((c = getopt_long (argc, argv, "+:C:pvhV", long_options, NULL)) != -1) {
+  while ((c = getopt_long (argc, argv, "+:h" SHARED_SHORT_OPTIONS,
+                           long_options, NULL)) != -1) {
     switch (c) {
     case OPT_REQUESTS:
       requests = option_requests (optarg);
@@ -816,36 +810,17 @@ main (int argc, char *argv[])
     case OPT_VERIFY:
       verify = checksum = true;
       break;
-    case OPT_SOCKET_BUFFER:
-      /* Both ends get the same size: a copy moves every byte through
-       * both sockets, and the smaller buffer would set the pace.
-       */
-      src_opts.socket_buffer = option_socket_buffer (optarg);
-      dst_opts.socket_buffer = src_opts.socket_buffer;
-      break;
-    case OPT_TIMEOUT:
-      timeout = option_timeout (optarg);
-      break;
-    case OPT_CACHE:
-      cache = option_cache (optarg);
-      break;
-    case 'C':
-      connections = option_connections (optarg, MAX_CONNECTIONS);
-      break;
-    case 'p':
-      progress_mode = option_progress (optarg);
-      break;
-    case 'v':
-      verbose = true;
-      break;
     case 'h':
       usage (stdout, EXIT_SUCCESS);
-    case 'V':
-      option_version ();
     default:
-      option_error (c, argv, long_options);
+      if (!option_shared (c, optarg, &o, MAX_CONNECTIONS))
+        option_error (c, argv, long_options);
     }
   }
+  /* Both ends get the same socket buffers: a copy moves every byte
+   * through both sockets, and the smaller buffer would set the pace.
+   */
+  src_opts.socket_buffer = dst_opts.socket_buffer = o.socket_buffer;
   if (image_parse_args (argc, argv, optind, images, 2) != 2) {
     fprintf (stderr, "%s: expected SOURCE and DESTINATION; try --help\n",
              progname);
@@ -881,10 +856,10 @@ main (int argc, char *argv[])
   /* With a timeout, the connections' timers bound the wait for the
    * commands in flight when stopping; without, a grace period does.
    */
-  stop_init (&stop, loop, timeout > 0 ? 0 : STOP_GRACE);
-  image_prepare (&images[0], "source", false, cache);
-  server_connect (&src, loop, "source", &images[0], &src_opts, timeout,
-                 connections, false);
+  stop_init (&stop, loop, o.timeout > 0 ? 0 : STOP_GRACE);
+  image_prepare (&images[0], "source", false, o.cache);
+  server_connect (&src, loop, "source", &images[0], &src_opts, o.timeout,
+                 o.connections, false);
   /* A destination file that does not exist yet is made now that the
    * source's size is known: raw and all holes, as nbdcopy makes it.
    * It is removed again if a check fails before the copy starts.
@@ -892,9 +867,9 @@ main (int argc, char *argv[])
   if (image_missing (&images[1]))
     image_create (&images[1], "destination",
                   export_size (src.v[0]->glue.nbd, "source"));
-  image_prepare (&images[1], "destination", true, cache);
+  image_prepare (&images[1], "destination", true, o.cache);
   server_connect (&dst, loop, "destination", &images[1], &dst_opts,
-                 timeout, connections, true);
+                 o.timeout, o.connections, true);
   size = check_copy (src.v[0]->glue.nbd, dst.v[0]->glue.nbd, request_size);
   /* Both are powers of two, so the larger is a multiple of the other. */
   block = MAX (min_block_size (src.v[0]->glue.nbd),
@@ -953,7 +928,7 @@ main (int argc, char *argv[])
    * created holds (part of) the copy and stays, as any destination.
    */
   image_keep ();
-  progress_init (&progress, progress_mode, size);
+  progress_init (&progress, o.progress_mode, size);
   /* The checks above may have taken a while outside the loop: start the
    * timeouts from now, not from the loop's last look at the clock.
    */
@@ -970,7 +945,7 @@ main (int argc, char *argv[])
   if (checksum)
     ordered_hash_final (&src_hash, size, hex);
   if (verify)
-    verify_copy (loop, digest, block_size, progress_mode, dst_hex);
+    verify_copy (loop, digest, block_size, o.progress_mode, dst_hex);
 
   ev_prepare_stop (loop, &pump);
   /* A clean disconnect: the destination learns that the client is done

@@ -21,21 +21,10 @@ tools_nbd_evcopy_SOURCES = \
 	$(TOOLS_STOP) \
 	$(TOOLS_UTIL) \
 	$(NULL)
-tools_nbd_evcopy_CPPFLAGS = $(TOOLS_CPPFLAGS)
-# -pthread and libcrypto: --checksum hashes on a pool of threads.
-tools_nbd_evcopy_CFLAGS = \
-	$(WARNINGS_CFLAGS) \
-	-pthread \
-	$(LIBNBD_CFLAGS) \
-	$(LIBEV_CFLAGS) \
-	$(LIBCRYPTO_CFLAGS) \
-	$(NULL)
-tools_nbd_evcopy_LDFLAGS = -pthread
-tools_nbd_evcopy_LDADD = \
-	$(LIBNBD_LIBS) \
-	$(LIBEV_LIBS) \
-	$(LIBCRYPTO_LIBS) \
-	$(NULL)
+tools_nbd_evcopy_CPPFLAGS = $(TOOLS_INCLUDES)
+tools_nbd_evcopy_CFLAGS = $(TOOLS_COMPILE_FLAGS)
+tools_nbd_evcopy_LDFLAGS = $(TOOLS_LINK_FLAGS)
+tools_nbd_evcopy_LDADD = $(TOOLS_LIBS)
 
 # One behaviour each, against real servers the tests start themselves
 # (tests/functions.sh).  copy-*: the plain copy (--no-extents

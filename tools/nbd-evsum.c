@@ -447,10 +447,10 @@ static unsigned requests = CHECKSUM_REQUESTS;
 static struct handle_options opts = {
   .pread_initialize = false, .want_extents = true,
 };
-static int progress_mode = PROGRESS_NONE;
-static unsigned timeout = DEFAULT_TIMEOUT;
-static unsigned connections = 0; /* 0: decided by multi-conn */
-static enum image_cache cache = IMAGE_CACHE_DEFAULT;
+static struct shared_options o = {
+  .progress_mode = PROGRESS_NONE, .timeout = DEFAULT_TIMEOUT,
+  .cache = IMAGE_CACHE_DEFAULT,
+};
 
 /* Hash one image and print its line, then exit: status 0, or 1 with
  * the reason on stderr (die, stop_exit) whatever went wrong, or 128 +
@@ -466,13 +466,13 @@ checksum_image (struct image *img)
 
   image = img->name;
   ordered_hash_setup (&hash, digest, block_size);
-  image_prepare (img, NULL, false, cache);
+  image_prepare (img, NULL, false, o.cache);
   loop = EV_DEFAULT;
   /* With a timeout, the connection's timer bounds the wait for the
    * reads in flight when stopping; without, a grace period does.
    */
-  stop_init (&stop, loop, timeout > 0 ? 0 : STOP_GRACE);
-  server_connect (&src, loop, image, img, &opts, timeout, connections,
+  stop_init (&stop, loop, o.timeout > 0 ? 0 : STOP_GRACE);
+  server_connect (&src, loop, image, img, &opts, o.timeout, o.connections,
                  false);
   check_request_size (src.v[0]->glue.nbd, image, request_size);
   size = export_size (src.v[0]->glue.nbd, image);
@@ -495,7 +495,7 @@ checksum_image (struct image *img)
 
   ordered_hash_start (&sh, &hash, loop, ring);
 
-  progress_init (&progress, progress_mode, size);
+  progress_init (&progress, o.progress_mode, size);
   ev_now_update (loop);
   ev_run (loop, 0);
   /* The digest follows on stdout: clear the bar, as blksum does. */
@@ -586,21 +586,14 @@ checksum_each (int n)
 int
 main (int argc, char *argv[])
 {
-  enum { OPT_DIGEST = 256, OPT_BLOCK_SIZE, OPT_REQUESTS, OPT_REQUEST_SIZE,
-         OPT_SOCKET_BUFFER, OPT_TIMEOUT, OPT_CACHE };
+  enum { OPT_DIGEST = 256, OPT_BLOCK_SIZE, OPT_REQUESTS, OPT_REQUEST_SIZE };
   static const struct option long_options[] = {
     { "digest",       required_argument, NULL, OPT_DIGEST },
     { "block-size",   required_argument, NULL, OPT_BLOCK_SIZE },
     { "requests",     required_argument, NULL, OPT_REQUESTS },
     { "request-size", required_argument, NULL, OPT_REQUEST_SIZE },
-    { "progress",     optional_argument, NULL, 'p' },
-    { "socket-buffer", required_argument, NULL, OPT_SOCKET_BUFFER },
-    { "cache",        required_argument, NULL, OPT_CACHE },
-    { "timeout",      required_argument, NULL, OPT_TIMEOUT },
-    { "connections",  required_argument, NULL, 'C' },
-    { "verbose",      no_argument,       NULL, 'v' },
     { "help",         no_argument,       NULL, 'h' },
-    { "version",      no_argument,       NULL, 'V' },
+    SHARED_LONG_OPTIONS,
     { NULL }
   };
   const char *rs_arg = NULL;
@@ -608,7 +601,8 @@ main (int argc, char *argv[])
   int c, n;
 
   set_progname (argv[0]);
-  while ((c = getopt_long (argc, argv, "+:C:pvhV", long_options, NULL)) != -1) {
+  while ((c = getopt_long (argc, argv, "+:h" SHARED_SHORT_OPTIONS,
+                           long_options, NULL)) != -1) {
     switch (c) {
     case OPT_DIGEST:
       digest = optarg;
@@ -622,32 +616,14 @@ main (int argc, char *argv[])
     case OPT_REQUEST_SIZE:
       rs_arg = optarg;
       break;
-    case OPT_SOCKET_BUFFER:
-      opts.socket_buffer = option_socket_buffer (optarg);
-      break;
-    case OPT_CACHE:
-      cache = option_cache (optarg);
-      break;
-    case OPT_TIMEOUT:
-      timeout = option_timeout (optarg);
-      break;
-    case 'C':
-      connections = option_connections (optarg, MAX_CONNECTIONS);
-      break;
-    case 'p':
-      progress_mode = option_progress (optarg);
-      break;
-    case 'v':
-      verbose = true;
-      break;
     case 'h':
       usage (stdout, EXIT_SUCCESS);
-    case 'V':
-      option_version ();
     default:
-      option_error (c, argv, long_options);
+      if (!option_shared (c, optarg, &o, MAX_CONNECTIONS))
+        option_error (c, argv, long_options);
     }
   }
+  opts.socket_buffer = o.socket_buffer;
   images = calloc (argc - optind + 1, sizeof *images);
   if (images == NULL)
     die ("calloc: %s", strerror (errno));

@@ -19,21 +19,10 @@ tools_nbd_evsum_SOURCES = \
 	$(TOOLS_STOP) \
 	$(TOOLS_UTIL) \
 	$(NULL)
-tools_nbd_evsum_CPPFLAGS = $(TOOLS_CPPFLAGS)
-# -pthread: the block digests are computed on a pool of hash threads.
-tools_nbd_evsum_CFLAGS = \
-	$(WARNINGS_CFLAGS) \
-	-pthread \
-	$(LIBNBD_CFLAGS) \
-	$(LIBEV_CFLAGS) \
-	$(LIBCRYPTO_CFLAGS) \
-	$(NULL)
-tools_nbd_evsum_LDFLAGS = -pthread
-tools_nbd_evsum_LDADD = \
-	$(LIBNBD_LIBS) \
-	$(LIBEV_LIBS) \
-	$(LIBCRYPTO_LIBS) \
-	$(NULL)
+tools_nbd_evsum_CPPFLAGS = $(TOOLS_INCLUDES)
+tools_nbd_evsum_CFLAGS = $(TOOLS_COMPILE_FLAGS)
+tools_nbd_evsum_LDFLAGS = $(TOOLS_LINK_FLAGS)
+tools_nbd_evsum_LDADD = $(TOOLS_LIBS)
 
 # Each test checks one behaviour against tests/blkhash-ref.py or
 # blkhash's published values.

@@ -152,3 +152,33 @@ option_version (void)
   printf ("%s %s\n", progname, PACKAGE_VERSION);
   exit (EXIT_SUCCESS);
 }
+
+bool
+option_shared (int c, const char *arg, struct shared_options *o,
+               unsigned max_connections)
+{
+  switch (c) {
+  case 'C':
+    o->connections = option_connections (arg, max_connections);
+    return true;
+  case 'p':
+    o->progress_mode = option_progress (arg);
+    return true;
+  case 'v':
+    verbose = true;
+    return true;
+  case 'V':
+    option_version ();
+  case OPT_SOCKET_BUFFER:
+    o->socket_buffer = option_socket_buffer (arg);
+    return true;
+  case OPT_TIMEOUT:
+    o->timeout = option_timeout (arg);
+    return true;
+  case OPT_CACHE:
+    o->cache = option_cache (arg);
+    return true;
+  default:
+    return false;
+  }
+}

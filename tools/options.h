@@ -1,16 +1,18 @@
-/* nbd-libev-examples: the command-line options every example shares.
+/* nbd-libev-examples: the command-line options the tools share.
  *
- * The examples take the same ring options (--requests, --request-size),
- * the same --socket-buffer, and report a mistake on the command line the
- * way they report every other error: one line on stderr, exit status 1.
- * Each function here parses one option's value and dies with a message
- * naming the option and the value if it is wrong.
+ * Both tools take the same ring options (--requests, --request-size),
+ * the same connection and progress options, and report a mistake on
+ * the command line the way they report every other error: one line on
+ * stderr, exit status 1.  Each option_* function parses one option's
+ * value and dies with a message naming the option and the value if it
+ * is wrong; option_shared parses all the options both tools take.
  */
 
 #ifndef NBD_LIBEV_EXAMPLES_OPTIONS_H
 #define NBD_LIBEV_EXAMPLES_OPTIONS_H
 
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "image.h"
@@ -90,5 +92,36 @@ void option_error (int c, char *const argv[],
 
 /* --version: print "progname VERSION" on stdout and exit 0. */
 void option_version (void) __attribute__ ((noreturn));
+
+/* The options both tools take: getopt_long's codes for those without
+ * a short name (above any code a tool gives its own), the short ones,
+ * and the long ones, to put in each tool's table.
+ */
+enum { OPT_SOCKET_BUFFER = 1024, OPT_TIMEOUT, OPT_CACHE };
+#define SHARED_SHORT_OPTIONS "C:pvV"
+#define SHARED_LONG_OPTIONS \
+  { "connections",   required_argument, NULL, 'C' }, \
+  { "progress",      optional_argument, NULL, 'p' }, \
+  { "verbose",       no_argument,       NULL, 'v' }, \
+  { "version",       no_argument,       NULL, 'V' }, \
+  { "socket-buffer", required_argument, NULL, OPT_SOCKET_BUFFER }, \
+  { "timeout",       required_argument, NULL, OPT_TIMEOUT }, \
+  { "cache",         required_argument, NULL, OPT_CACHE }
+
+/* What they set; the caller fills in the defaults first. */
+struct shared_options {
+  unsigned connections;         /* -C; 0: decided by multi-conn */
+  int progress_mode;            /* -p: PROGRESS_NONE, PROGRESS_BAR or FD */
+  uint64_t socket_buffer;       /* 0: the system's */
+  unsigned timeout;             /* seconds; 0: none */
+  enum image_cache cache;
+};
+
+/* If c is one of the shared options, parse it into o (-v sets verbose,
+ * -V prints the version and exits, -C allows up to max_connections) and
+ * return true; else return false.
+ */
+bool option_shared (int c, const char *arg, struct shared_options *o,
+                    unsigned max_connections);
 
 #endif /* NBD_LIBEV_EXAMPLES_OPTIONS_H */
