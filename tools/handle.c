@@ -157,3 +157,18 @@ handle_extents (struct extent_map *map, struct nbd_handle *nbd,
   debug ("%s: %s", name, map->supported ? "reading extents with block status"
          : "no base:allocation: every extent is data");
 }
+
+void
+handle_extents_pump (struct stop *s, struct extent_map *map,
+                     uint64_t offset, uint64_t ahead)
+{
+  int r = extents_pump (map, offset, ahead);
+
+  if (r > 0)
+    debug ("%s: block status at offset %" PRIu64 " length %" PRIu64
+           " failed (%s): reading that range as data", map->name,
+           map->req_offset, map->req_length, strerror (r));
+  else if (r == -1 && !stop_requested (s))
+    stop_fail (s, "%s: cannot grow the extent map: %s", map->name,
+               strerror (errno));
+}

@@ -15,6 +15,7 @@
 #include <libnbd.h>
 
 #include "extents.h"
+#include "stop.h"
 
 /* Largest request the examples send.  The NBD protocol says a client
  * should not send more than 32 MiB unless the server advertised a larger
@@ -84,5 +85,12 @@ uint64_t export_size (struct nbd_handle *nbd, const char *name);
  */
 void handle_extents (struct extent_map *map, struct nbd_handle *nbd,
                      const char *name);
+
+/* extents_pump from a tool: a block-status command that failed is read
+ * as data and said under -v; a map that cannot grow stops the program
+ * cleanly (s), as a failed command does.
+ */
+void handle_extents_pump (struct stop *s, struct extent_map *map,
+                          uint64_t offset, uint64_t ahead);
 
 #endif /* NBD_LIBEV_EXAMPLES_HANDLE_H */

@@ -127,23 +127,6 @@ static struct ordered_hash *hashing = &src_hash; /* the one being fed */
 /* Counts for the summary under -v. */
 static uint64_t nr_reads, nr_writes, nr_zeroes, bytes_skipped;
 
-/* extents_pump: a block-status command that failed is read as data,
- * and said under -v; a map that cannot grow stops the copy cleanly.
- */
-static void
-pump_map (struct extent_map *m, uint64_t offset, uint64_t ahead)
-{
-  int r = extents_pump (m, offset, ahead);
-
-  if (r > 0)
-    debug ("%s: block status at offset %" PRIu64 " length %" PRIu64
-           " failed (%s): reading that range as data", m->name,
-           m->req_offset, m->req_length, strerror (r));
-  else if (r == -1 && !stop_requested (&stop))
-    stop_fail (&stop, "%s: cannot grow the extent map: %s", m->name,
-               strerror (errno));
-}
-
 /* Completion callbacks run inside libnbd while it holds the handle's
  * lock, so they must not start new commands on that handle:
  * ring_command_done (common/ring.h) only records the result in the
@@ -368,7 +351,7 @@ dst_zero_run (uint64_t offset, uint64_t length, uint64_t *run)
 static enum work
 wait_for_more (uint64_t offset, uint64_t length)
 {
-  pump_map (&read_map, offset, length + 1);
+  handle_extents_pump (&stop, &read_map, offset, length + 1);
   return WORK_WAIT;
 }
 
@@ -390,9 +373,9 @@ plan (uint64_t offset, uint64_t *length, bool *onto_zeroes)
    * neither past size (a larger destination's would go on).
    */
   ahead = MIN (2 * read_map.window, size - offset);
-  pump_map (&read_map, offset, ahead);
+  handle_extents_pump (&stop, &read_map, offset, ahead);
   if (dst_has_map)
-    pump_map (&dst_map, offset, ahead);
+    handle_extents_pump (&stop, &dst_map, offset, ahead);
   /* A larger destination's map in the --verify pass goes past size. */
   if (!extents_next (&read_map, offset, size - offset, &e))
     return WORK_WAIT;

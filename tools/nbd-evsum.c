@@ -124,23 +124,6 @@ slot_at (uint64_t seq)
   return &ring->slots[seq % ring->nr_slots];
 }
 
-/* extents_pump: a block-status command that failed is read as data,
- * and said under -v; a map that cannot grow stops the program cleanly.
- */
-static void
-pump_map (struct extent_map *m, uint64_t offset, uint64_t ahead)
-{
-  int r = extents_pump (m, offset, ahead);
-
-  if (r > 0)
-    debug ("%s: block status at offset %" PRIu64 " length %" PRIu64
-           " failed (%s): reading that range as data", m->name,
-           m->req_offset, m->req_length, strerror (r));
-  else if (r == -1 && !stop_requested (&stop))
-    stop_fail (&stop, "%s: cannot grow the extent map: %s", m->name,
-               strerror (errno));
-}
-
 /* Completion callbacks run inside libnbd while it holds the handle's
  * lock, so they must not start new commands on that handle:
  * ring_command_done (common/ring.h) only records the result in the
@@ -225,7 +208,7 @@ start_slots (void)
     /* Block status asks for a window of up to 4 GiB at a time, with one
      * command in flight; until the map reaches next_offset, wait for it.
      */
-    pump_map (&map, next_offset, ahead);
+    handle_extents_pump (&stop, &map, next_offset, ahead);
     if (!extents_next (&map, next_offset, size - next_offset, &e))
       break;
     if (has_zero_block (&e)) {
@@ -243,7 +226,7 @@ start_slots (void)
   /* Also when the ring is full: the next window arrives while the reads
    * are in flight.
    */
-  pump_map (&map, next_offset, ahead);
+  handle_extents_pump (&stop, &map, next_offset, ahead);
 }
 
 /* A failed read or hash ends the program, cleanly (tools/stop.h): the
