@@ -69,8 +69,8 @@
 #include "ring.h"
 
 /* Requests in flight, each with a buffer of REQUEST_SIZE: more keep a
- * server that answers late busy, fewer use less memory.
- * docs/techniques.md has the measurements behind both defaults.
+ * server that answers late busy, fewer use less memory.  16 is libnbd's
+ * own example's choice; docs/techniques.md has what was measured here.
  */
 #define REQUESTS 16
 

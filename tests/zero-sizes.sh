@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Image sizes that are not a multiple of the request size or of 64 KiB,
-# an empty image, and a destination with a 4 KiB minimum block size:
+# an empty image, and a destination with a 64 KiB minimum block size:
 # every piece sent to it must be whole blocks, so the zero extent edges
 # that fall inside a block are copied as data.
 source "$abs_top_srcdir/tests/functions.sh"

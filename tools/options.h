@@ -18,8 +18,8 @@
 #include "image.h"
 
 /* The copiers' requests in flight.  About 16 keeps both servers busy,
- * as reported on the libnbd list; more only add memory and latency per
- * request.  make bench (comparison 2) measures it on this machine.
+ * as reported on the libnbd list (libnbd's copy-libev uses 16); more
+ * only add memory and latency per request.
  */
 #define DEFAULT_REQUESTS 16
 
