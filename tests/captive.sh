@@ -65,9 +65,15 @@ for prog in nbd-evsum "nbd-evcopy --no-extents --no-sparse" nbd-evcopy; do
   what="[ nbdkit nosuchplugin ]: cannot connect"
   [ "$prog" = nbd-evsum ] ||
     what="source: cannot connect to [ nbdkit nosuchplugin ]"
-  expect_error "$what: nbd_aio_notify_read: recv: Connection reset by peer; the server said: nbdkit: error: cannot open plugin 'nosuchplugin'" \
+  # What the program promises: the image named, "cannot connect", and
+  # the server's own words.  How libnbd words the failure depends on a
+  # race (the reset of the socket or the refused connect), and how
+  # nbdkit words a missing plugin on its version, so neither is matched.
+  expect_error "$what: " \
     timeout 20 $prog -- [ nbdkit nosuchplugin ] "${dst[@]}"
-  expect_error "Connection reset by peer" \
+  grep -q "; the server said: nbdkit: error: .*nosuchplugin" "$tmpdir/err" ||
+    fail "$prog: the captive server's message is not in the error"
+  expect_error "cannot connect" \
     timeout 20 $prog [ true ] "${dst[@]}"
   expect_error "no NBD handshake" \
     timeout 20 $prog --timeout=1 [ sleep 60 ] "${dst[@]}"
