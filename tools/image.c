@@ -296,12 +296,23 @@ add_args (struct image *img, ...)
  * --cache=none --aio=native is O_DIRECT with Linux AIO, as the libnbd
  * list's benchmarks ran it.  A destination gets --discard=unmap, so
  * that zeroing can free clusters.
+ *
+ * Either server reads some file names as something else: nbdkit takes
+ * a word with '=' for a parameter (nbdkit(1), "file=x=y.img" is the
+ * unambiguous form), and qemu takes "a:b.qcow2" for protocol "a" unless
+ * a '/' comes before the ':' (qemu-nbd(8), "./a:b.qcow2").
  */
 static void
 serve_file (struct image *img, const char *who, bool writing,
             enum image_cache cache)
 {
-  if (is_qcow2 (img, who)) {
+  bool qcow2 = is_qcow2 (img, who);
+
+  if (asprintf (&img->server_path, "%s%s", qcow2 ? (img->path[0] == '/' ?
+                                                     "" : "./") : "file=",
+                img->path) == -1)
+    die ("asprintf: %s", strerror (errno));
+  if (qcow2) {
     img->format = "qcow2";
     if (!installed ("qemu-nbd"))
       die ("%s: a qcow2 image needs qemu-nbd, which is not installed "
@@ -314,7 +325,7 @@ serve_file (struct image *img, const char *who, bool writing,
       add_args (img, "--discard=unmap", NULL);
     if (cache == IMAGE_CACHE_NONE)
       add_args (img, "--cache=none", "--aio=native", NULL);
-    add_args (img, "--", img->path, NULL);
+    add_args (img, "--", img->server_path, NULL);
   }
   else {
     img->format = "raw";
@@ -324,7 +335,7 @@ serve_file (struct image *img, const char *who, bool writing,
     add_args (img, "nbdkit", "--exit-with-parent", NULL);
     if (!writing)
       add_args (img, "--readonly", NULL);
-    add_args (img, "file", img->path, NULL);
+    add_args (img, "file", img->server_path, NULL);
     if (cache == IMAGE_CACHE_NONE)
       add_args (img, "cache=none", NULL);
   }
@@ -481,6 +492,8 @@ image_free (struct image *img)
 {
   free (img->name);
   free (img->argv);
+  free (img->server_path);
   img->name = NULL;
   img->argv = NULL;
+  img->server_path = NULL;
 }

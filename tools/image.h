@@ -77,6 +77,8 @@ struct image {
                                    terminated: IMAGE_COMMAND, and
                                    IMAGE_FILE once prepared */
   const char *format;           /* IMAGE_FILE: "raw" or "qcow2" */
+  char *server_path;            /* IMAGE_FILE: the path as its server's
+                                   command line gives it */
 };
 
 /* Take one image from argv[*i], argv[*i + 1], ... (argc in all), and
