@@ -77,9 +77,16 @@ grep -q 'destination: 1 connection (the server does not advertise multi-conn)' "
 [ "$(connections "$tmpdir/ndst.log")" -eq 1 ] || fail "destination without multi-conn: not 1"
 expect_error "the server does not advertise multi-conn" \
   nbd-evcopy --no-extents --no-sparse -C 2 "$src" "$ndst"
-# A source is only read: it gets what was asked.
-nbd-evcopy --no-extents --no-sparse -C 2 "$nsrc" "$ldst" ||
+# A source is only read, but the protocol still says a client SHOULD
+# NOT multiplex over several connections without multi-conn: one, and
+# a -v line saying why.
+: >"$tmpdir/nsrc.log"
+nbd-evcopy --no-extents --no-sparse -v -C 2 "$nsrc" "$ldst" 2>"$tmpdir/v" ||
   fail "-C 2 from a source without multi-conn"
+grep -q 'source: 1 connection (not the ones asked for: the server does not advertise multi-conn)' \
+  "$tmpdir/v" || fail "no -v line for -C 2 turned into one connection"
+[ "$(connections "$tmpdir/nsrc.log")" -eq 1 ] ||
+  fail "-C 2 from a source without multi-conn: not 1 connection"
 
 # A server that takes one connection at a time: one, and a -v line.
 start_nbdkit one --filter=limit pattern 16M limit=1
@@ -94,17 +101,17 @@ expect_error "read failed at offset" \
 grep -Eq '^nbd-evcopy: source connection [1-4]: read failed at offset [0-9]+ length 262144: Input/output error$' \
   "$tmpdir/err" || fail "the message does not name the connection"
 
-# qemu-nbd without --shared takes one client at a time: it stops
-# accepting, and the kernel completes the other connects anyway, so the
-# extra connection never gets its greeting.  It is given up after its
-# handshake time and the copy goes on with one connection.
+# qemu-nbd --shared=2 advertises multi-conn but takes two clients at a
+# time: it stops accepting, and the kernel completes the third connect
+# anyway, so that connection never gets its greeting.  It is given up
+# after its handshake time and the copy goes on with two.
 requires qemu-nbd
 truncate -s 16M "$tmpdir/q.raw"
-start_qemu_nbd q -r -f raw "$tmpdir/q.raw"
+start_qemu_nbd q -r -f raw --shared=2 "$tmpdir/q.raw"
 start=$(date +%s)
-nbd-evcopy --no-extents --no-sparse -v -C 2 --timeout=2 "$q" "$ldst" \
+nbd-evcopy --no-extents --no-sparse -v -C 3 --timeout=2 "$q" "$ldst" \
   2>"$tmpdir/v" ||
-  { cat "$tmpdir/v"; fail "copy from qemu-nbd with -C 2 failed"; }
-grep -q 'source connection 2: no NBD handshake within 2 s; going on with fewer connections' "$tmpdir/v" ||
+  { cat "$tmpdir/v"; fail "copy from qemu-nbd with -C 3 failed"; }
+grep -q 'source connection 3: no NBD handshake within 2 s; going on with fewer connections' "$tmpdir/v" ||
   { cat "$tmpdir/v"; fail "no -v line for the connection qemu-nbd did not greet"; }
 [ $(( $(date +%s) - start )) -lt 10 ] || fail "the extra connection held the copy up"

@@ -82,10 +82,18 @@ server_connect (struct server *s, struct ev_loop *loop, const char *name,
     die ("%s: the server does not advertise multi-conn, so a flush on one "
          "of %u connections would not cover writes on the others; use "
          "--connections=1", name, wanted);
+  /* Reading too: "In the absence of this flag, clients SHOULD NOT
+   * multiplex their commands over more than one connection" (the NBD
+   * protocol, NBD_FLAG_CAN_MULTI_CONN).  nbdcopy forces one as well.
+   */
+  else if (wanted > 1 && !multi)
+    want = 1;
   else
     want = wanted;
   debug ("%s: %u connection%s (%s)", name, want, want == 1 ? "" : "s",
-         wanted != 0 ? "asked for"
+         want < wanted ? "not the ones asked for: the server does not "
+         "advertise multi-conn"
+         : wanted != 0 ? "asked for"
          : img->kind == IMAGE_COMMAND ? "a captive server may take only one"
          : multi ? "the server advertises multi-conn; at most one per CPU"
          : "the server does not advertise multi-conn");
