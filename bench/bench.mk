@@ -10,15 +10,28 @@
 #   make bench QUICK=1             small images, 2 runs: about a minute
 #   make bench BENCH_ONLY="2 3a"   only some comparisons
 #   make bench BENCH_RESULTS=DIR   the report elsewhere
+#   make bench BLKSUM=PATH         blkhash's blksum beside nbd-evsum
 #
 # make bench-compare runs the same comparisons with two builds, OLD and
-# NEW, interleaved, and judges each command: bench/compare.sh says how,
-# and its exit status suits "git bisect run".
+# NEW, interleaved, and judges each command: bench/compare.sh says how.
 #
 #   make bench-compare OLD=HEAD~3 NEW=HEAD BENCH_ONLY=3a
 #   make bench-compare OLD=. NEW=. NEW_ENV='LD_LIBRARY_PATH=/opt/libnbd/lib'
+#
+# make turns any failure of a recipe into its own exit status 2, so
+# make bench-compare cannot tell git bisect run "regression" (1) from
+# "cannot test this revision" (125).  For a bisect, run bench/compare.sh
+# itself, which takes the same variables from the environment and
+# exits 0, 1, 125 or 255 (stop), from a copy that stays put while
+# bisect checks out old revisions:
+#
+#   cp -r bench /tmp/nbd-libev-bench
+#   git bisect start BAD GOOD
+#   git bisect run env OLD=GOOD NEW=HEAD BENCH_ONLY=3a \
+#     /tmp/nbd-libev-bench/compare.sh
 
 TESTS_SH += \
+	tests/bench-blksum.sh \
 	tests/bench-compare-quick.sh \
 	tests/bench-quick.sh \
 	tests/bench-report.sh \
@@ -53,22 +66,26 @@ EXTRA_DIST += \
 	bench/servers.sh \
 	$(NULL)
 
-# The examples under test are the ones just built: TESTS_ENVIRONMENT
-# puts $(abs_top_builddir)/examples first on PATH.
-bench: $(bin_PROGRAMS)
+# The programs under test are the ones just built, the tools
+# (bin_PROGRAMS) and the lessons (noinst_PROGRAMS, with the tests'
+# helpers): TESTS_ENVIRONMENT puts $(abs_top_builddir)/tools, then
+# examples, first on PATH.
+bench: $(bin_PROGRAMS) $(noinst_PROGRAMS)
 	$(TESTS_ENVIRONMENT) \
 	QUICK="$(QUICK)" \
 	BENCH_RESULTS="$(BENCH_RESULTS)" \
 	BENCH_ONLY="$(BENCH_ONLY)" \
+	BLKSUM="$(BLKSUM)" \
 	$(SHELL) $(srcdir)/bench/run.sh
 
-# Comparison 3a alone: copy-libev, nbdcopy and qemu-img convert side
-# by side, nbdkit pattern 1 GiB to nbdkit memory 1 GiB.
+# Comparison 3a alone: the copy-libev lesson, nbd-evcopy, nbdcopy and
+# qemu-img convert side by side, nbdkit pattern 1 GiB to nbdkit memory
+# 1 GiB.
 bench-copy:
 	$(MAKE) $(AM_MAKEFLAGS) bench BENCH_ONLY=3a
 
-# OLD=. or NEW=. means this build tree.
-bench-compare: $(bin_PROGRAMS)
+# OLD=. or NEW=. means this build tree (its tools/ and examples/).
+bench-compare: $(bin_PROGRAMS) $(noinst_PROGRAMS)
 	$(TESTS_ENVIRONMENT) \
 	OLD="$(OLD)" NEW="$(NEW)" \
 	OLD_ENV="$(OLD_ENV)" NEW_ENV="$(NEW_ENV)" \
@@ -77,6 +94,7 @@ bench-compare: $(bin_PROGRAMS)
 	BENCH_RESULTS="$(BENCH_RESULTS)" \
 	BENCH_ONLY="$(BENCH_ONLY)" \
 	BENCH_COMMANDS="$(BENCH_COMMANDS)" \
+	BLKSUM="$(BLKSUM)" \
 	$(SHELL) $(srcdir)/bench/compare.sh
 
 .PHONY: bench bench-copy bench-compare

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # calibrate.sh [TRIES]: how often make bench-compare's verdict is right,
-# for copy-libev on nbdkit pattern 1 GiB to nbdkit memory (comparison
-# 3a), with the examples found on PATH (make puts the build's first).
+# for the copy-libev lesson on nbdkit pattern 1 GiB to nbdkit memory
+# (comparison 3a), with the copy-libev found on PATH (make puts the
+# build's examples/ there; run it as PATH=$builddir/examples:$PATH
+# bench/calibrate.sh).
 #
 # Two sets of TRIES (default 20) comparisons, each a full run of
 # bench/compare.sh with its default number of rounds:

@@ -7,7 +7,22 @@
 # destination_server, setup (before the servers start), prime (once they
 # are up), fresh, baseline, chart, runs, expect and cmd, then run.  The
 # sourcing script sets $quick first (empty for full runs) and $only
-# (BENCH_ONLY), and calls define_comparisons once its "run" is defined.
+# (BENCH_ONLY), calls blksum_ready once $BENCH_STATE exists, and calls
+# define_comparisons once its "run" is defined.
+#
+# Which program runs where.  A claim about a technique runs on the
+# lesson that shows it: copy-libev (examples/, URIs only, fixed
+# settings) for read-buffer initialization (1), the request size (2)
+# and the ring against nbdcopy and qemu-img (3a), and for the same two
+# claims on real storage (8).  Everything that compares the suite with
+# nbdcopy, qemu-img or blksum on real use (sparse and qcow2 images,
+# checksums, socket buffers, timeouts, several connections, verified
+# copies, local files) runs on the tools in tools/: nbd-evcopy, the
+# copier, and nbd-evsum, the checksum.  Where a comparison needs
+# copy-libev's way of copying (every byte read and written) with an
+# option the lesson lacks (-C, --timeout, --socket-buffer), it runs
+# nbd-evcopy --no-extents --no-sparse, which copies that way.  The
+# labels name the program that ran, so the report says which it was.
 
 # Sizes.  Full runs use the sizes that the figures in the docs are
 # for; QUICK shrinks every one of them, the empty qcow2 of 3c too.
@@ -26,6 +41,11 @@ else
   zero=2G
   warmup=1 default_runs=3   # per pass; two passes: 6 runs
 fi
+
+# nbd-evcopy copying as copy-libev does: no block status, every buffer
+# written.  The labels spell it out, so that a reader of the report
+# can tell it from the lesson.
+copyall="nbd-evcopy --no-extents --no-sparse"
 
 # selected ID: true if comparison ID (e.g. 3a) is among $only, the IDs
 # of BENCH_ONLY, or if $only is empty.
@@ -98,6 +118,83 @@ expect ()
   expects+=("$*")
 }
 
+# blksum_ready: blkhash's blksum, given as BLKSUM in the environment,
+# made ready for the rows that run it; without BLKSUM those rows are
+# left out (blksum is not a Debian package, and make bench must not
+# need it).  Sets $blksum to the program as given, for the notes,
+# $blksum_fix to what was done to run it, if anything, and exports
+# BLKSUM, the command the rows run as "$BLKSUM".  Returns
+# non-zero, with a message, if BLKSUM does not run.
+#
+# A blksum copied out of its build may not load.  The blksum this
+# suite was measured against (an anchor built from blkhash's sources,
+# kept read-only outside the repository) is bin/blksum, which finds
+# libblkhash through its RUNPATH ($ORIGIN/../lib), beside a
+# lib/libblkhash.so.0 that is a symlink saved as a 20-byte text file:
+# the loader stops with "file too short".  So if "$BLKSUM --help" fails
+# with a loader error and a real ../lib/libblkhash.so.0.* sits beside
+# it, BLKSUM becomes a wrapper in $BENCH_STATE that puts a directory
+# holding a proper symlink libblkhash.so.0 -> that file first on
+# LD_LIBRARY_PATH (which the loader searches before RUNPATH) and execs
+# blksum.  The wrapper's sh costs about a millisecond a run, against
+# blksum runs of tens of milliseconds and more.
+blksum_ready ()
+{
+  blksum=${BLKSUM:-} blksum_fix=
+  [ -n "$blksum" ] || return 0
+  local err lib= f fix=$BENCH_STATE/blksum-lib
+  blksum=$(command -v "$blksum") || {
+    echo "comparisons.sh: BLKSUM=$BLKSUM: no such program" >&2
+    return 1
+  }
+  blksum=$(cd "$(dirname "$blksum")" && pwd)/$(basename "$blksum")
+  BLKSUM=$blksum
+  export BLKSUM
+  err=$("$blksum" --help 2>&1 >/dev/null) && return 0
+  case $err in
+    *"error while loading shared libraries"*) ;;
+    *) echo "comparisons.sh: BLKSUM=$blksum --help failed: $err" >&2
+       return 1 ;;
+  esac
+  for f in "$(dirname "$blksum")"/../lib/libblkhash.so.0.*; do
+    if [ -f "$f" ] && [ ! -L "$f" ]; then
+      lib=$(cd "$(dirname "$f")" && pwd)/$(basename "$f")
+    fi
+  done
+  [ -n "$lib" ] || {
+    echo "comparisons.sh: BLKSUM=$blksum does not load, and no ../lib/libblkhash.so.0.* beside it: $err" >&2
+    return 1
+  }
+  mkdir -p "$fix"
+  ln -sfn "$lib" "$fix/libblkhash.so.0"
+  {
+    printf '#!/bin/sh\n# %s, with %s\n' "$blksum" "$fix/libblkhash.so.0 -> $lib"
+    printf 'LD_LIBRARY_PATH=%q${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}\n' "$fix"
+    printf 'export LD_LIBRARY_PATH\nexec %q "$@"\n' "$blksum"
+  } >"$BENCH_STATE/blksum"
+  chmod +x "$BENCH_STATE/blksum"
+  BLKSUM=$BENCH_STATE/blksum
+  err=$("$BLKSUM" --help 2>&1 >/dev/null) || {
+    echo "comparisons.sh: BLKSUM=$blksum does not run even with $lib: $err" >&2
+    return 1
+  }
+  blksum_fix="its own lib/libblkhash.so.0 does not load: run with LD_LIBRARY_PATH naming a libblkhash.so.0 -> $lib"
+  echo "comparisons.sh: $blksum: $blksum_fix" >&2
+}
+
+# blksum_row LABEL IMAGE: a row that runs blksum on IMAGE (shell words,
+# as in the command), if BLKSUM names it; else a note that it is left
+# out, so that the report says why.
+blksum_row ()
+{
+  if [ -n "$blksum" ]; then
+    cmd "$1" "\"\$BLKSUM\" $2"
+    note "The $1 row runs blkhash's blksum, BLKSUM=$blksum${blksum_fix:+ ($blksum_fix)}, as it comes: its own threads and queue depth."
+  else
+    note "blksum's row is left out: BLKSUM is unset (make bench BLKSUM=/path/to/blksum adds it)."
+  fi
+}
+
 # prepare_command: the shell command that makes the servers of the
 # comparison just declared ready, into $prepare: stop them all, run the
 # setup, start the source and destination, prime them.  The servers'
@@ -134,15 +231,24 @@ define_comparisons ()
     note "Destination: nbdkit null, whose writes cost next to nothing, so that the client's and the source's CPU set the pace."
   }
 
+  # Comparisons 1 and 2: techniques, on the lesson that shows them.
+  # copy-libev takes --request-size in plain bytes; the labels keep the
+  # sizes readable, as nbdcopy's rows do.
+  lesson_note ()
+  {
+    note "copy-libev is the lesson (examples/copy-libev): one connection, 16 requests of 256 KiB, libnbd leaving read buffers as they are unless --init; it takes --request-size in bytes only (1M is written 1048576)."
+  }
+
   begin 1 "Read-buffer initialization"
-  claim "copy-libev --no-init (libnbd does not zero read buffers) is 3-10% faster than --init"
+  claim "copy-libev (the lesson, which has libnbd leave read buffers as they are) is 3-10% faster than copy-libev --init"
   source_server "nbdkit pattern $size"
   primed_memory "$size"
   runs 10
   cmd "copy-libev --init" 'copy-libev --init "$SRC" "$DST"'
-  cmd "copy-libev --no-init" 'copy-libev --no-init "$SRC" "$DST"'
-  expect cpu "copy-libev --no-init" below 0.97 "copy-libev --init"
+  cmd "copy-libev" 'copy-libev "$SRC" "$DST"'
+  expect cpu "copy-libev" below 0.97 "copy-libev --init"
   note "Judged in client CPU time: zeroing a buffer is the client's work, and the wall time here is mostly the servers'."
+  lesson_note
   run
 
   begin 2 "Request size sweep"
@@ -152,23 +258,35 @@ define_comparisons ()
   baseline "copy-libev --request-size=1M"
   chart request-size
   for rs in 256k 512k 1M 2M 4M 8M 16M 32M; do
-    cmd "copy-libev --request-size=$rs" "copy-libev --request-size=$rs \"\$SRC\" \"\$DST\""
+    case $rs in
+      *k) bytes=$((${rs%k} * 1024)) ;;
+      *M) bytes=$((${rs%M} * 1024 * 1024)) ;;
+    esac
+    cmd "copy-libev --request-size=$rs" "copy-libev --request-size=$bytes \"\$SRC\" \"\$DST\""
   done
   expect wall "copy-libev --request-size=32M" above 1.23 "copy-libev --request-size=1M"
   note "The claim was measured on real storage (comparison 8 checks it there too); here the servers are in memory."
+  lesson_note
   run
 
-  # Comparison 3: the copiers, on three kinds of image.
+  # Comparison 3: the copiers, on three kinds of image.  The first row
+  # is the one that reads every byte: the lesson where the claim is its
+  # (3a), nbd-evcopy copying the same way on a sparse image (3b), none
+  # on an empty 1 TiB one (3c, 3d).
   copiers ()
   {
-    [ "$1" = no-copy-libev ] || cmd "copy-libev" 'copy-libev "$SRC" "$DST"'
-    cmd "zero-extent-copy-libev" 'zero-extent-copy-libev "$SRC" "$DST"'
+    case $1 in
+      lesson) cmd "copy-libev" 'copy-libev "$SRC" "$DST"' ;;
+      tool) cmd "$copyall" "$copyall \"\$SRC\" \"\$DST\"" ;;
+    esac
+    cmd "nbd-evcopy" 'nbd-evcopy "$SRC" "$DST"'
     cmd "nbdcopy" 'nbdcopy -- "$SRC" "$DST"'
     cmd "nbdcopy --request-size=1M --requests=16 --connections=1" \
         'nbdcopy --request-size=1048576 --requests=16 --connections=1 -- "$SRC" "$DST"'
     cmd "qemu-img convert -n -W" 'qemu-img convert -n -W -f raw -O raw "$SRC" "$DST"'
     note "nbdcopy 1.14 takes --request-size in bytes only: 1M is written 1048576."
     note "qemu-img is given -f raw -O raw: the NBD exports are raw, and probing would only add reads."
+    note "nbd-evcopy is the tool (tools/nbd-evcopy): the source's extents, zero extents zeroed with one command, up to 4 connections."
   }
 
   begin 3a "Copiers: pattern to memory"
@@ -178,25 +296,28 @@ define_comparisons ()
   # Twice the runs: with 3 a pass, the 1.2x claim's interval straddled
   # its bound; the comparison is cheap.
   runs 6
-  copiers all
+  copiers lesson
   expect wall "copy-libev" below 0.833 "nbdcopy"
   expect wall "copy-libev" below 0.833 "qemu-img convert -n -W"
   expect cpu "copy-libev" below 1 "nbdcopy"
   # The defaults (16 requests of 256 KiB, the kernel's socket buffers)
-  # come from measurements on real storage; this row is copy-libev tuned
-  # for a memory-to-memory copy on this kind of machine, as comparisons
-  # 2 and 5 and a search around them suggested.
-  cmd "copy-libev tuned" \
-      'copy-libev --requests=32 --request-size=256k --socket-buffer=512k "$SRC" "$DST"'
-  note "copy-libev tuned is copy-libev --requests=32 --request-size=256k --socket-buffer=512k: smaller requests that each fit in the socket buffers, and twice as many in flight."
+  # come from measurements on real storage; this row is the same way of
+  # copying tuned for a memory-to-memory copy on this kind of machine,
+  # as comparisons 2 and 5 and a search around them suggested.  The
+  # lesson has no --socket-buffer: the tool copies as it does.
+  cmd "$copyall tuned" \
+      "$copyall --requests=32 --request-size=256k --socket-buffer=512k \"\$SRC\" \"\$DST\""
+  lesson_note
+  note "$copyall tuned is $copyall --requests=32 --request-size=256k --socket-buffer=512k: every byte read and written, as the lesson does, with smaller requests that each fit in the socket buffers and twice as many in flight."
   run
 
   begin 3b "Copiers: sparse-random 50% to memory"
   claim "none with a number: the copiers side by side on an image that is half data, half holes"
   source_server "nbdkit sparse-random $big percent=50 seed=1"
   primed_memory "$big"
-  copiers all
+  copiers tool
   note "seed=1 makes every run's source the same image; the destination's holes stay holes."
+  note "$copyall reads and writes every byte, holes included, as the copy-libev lesson does."
   run
 
   begin 3c "Copiers: empty qcow2 to empty qcow2 through qemu-nbd"
@@ -204,8 +325,8 @@ define_comparisons ()
   setup "qemu-img create -q -f qcow2 \"\$BENCH_STATE/src.qcow2\" $huge && qemu-img create -q -f qcow2 \"\$BENCH_STATE/dst.qcow2\" $huge"
   source_server "qemu-nbd --read-only -f qcow2 \"\$BENCH_STATE/src.qcow2\""
   destination_server "qemu-nbd -f qcow2 \"\$BENCH_STATE/dst.qcow2\""
-  copiers no-copy-libev
-  note "copy-libev is left out: it reads every byte, and reading 1 TiB of zeroes would take it over 15 minutes a run. The baseline is zero-extent-copy-libev."
+  copiers none
+  note "No copier that reads every byte (copy-libev, $copyall): reading 1 TiB of zeroes would take over 15 minutes a run. The baseline is nbd-evcopy."
   note "Both qcow2 files are created anew before every run (not timed): every copier meets a destination with no clusters allocated, as a user copying into a new image does."
   run
 
@@ -213,8 +334,8 @@ define_comparisons ()
   # after the first met a destination whose clusters had been zeroed,
   # where each block-status reply costs qemu-nbd an L2 walk.  The prime
   # step puts it in that state once (nbdcopy writes zeroes over all of
-  # it); nbdcopy and qemu-img leave it so, and the examples, which skip
-  # what already reads as zeroes, do not change it.
+  # it); nbdcopy and qemu-img leave it so, and nbd-evcopy, which skips
+  # what already reads as zeroes, does not change it.
   begin 3d "Copiers: empty qcow2 onto one qcow2 reused across runs"
   claim "none with a number: 3c as the original report ran it, onto one destination whose clusters are zeroed"
   setup "qemu-img create -q -f qcow2 \"\$BENCH_STATE/src.qcow2\" $huge && qemu-img create -q -f qcow2 \"\$BENCH_STATE/dst.qcow2\" $huge"
@@ -222,18 +343,21 @@ define_comparisons ()
   destination_server "qemu-nbd -f qcow2 --shared=8 \"\$BENCH_STATE/dst.qcow2\""
   prime 'nbdcopy -- "$SRC" "$DST"'
   fresh no
-  copiers no-copy-libev
+  copiers none
   note "Both qcow2 files are created, and the destination's clusters zeroed by one nbdcopy, before the runs (not timed); every run then meets the same destination, as every run after the first did in the original report."
   run
 
-  # Comparison 4: checksums.  nbdcopy | sha256sum is a different digest
+  # Comparison 4: checksums, on the tool: the ring against one read at a
+  # time needs --requests, which the lesson (checksum-libev, fixed
+  # settings) does not take.  nbdcopy | sha256sum is a different digest
   # (of the whole stream, not the block hash), but the same reads.
   checksummers ()
   {
-    cmd "checksum-libev" 'checksum-libev "$SRC"'
-    cmd "checksum-libev --requests=1" 'checksum-libev --requests=1 "$SRC"'
+    cmd "nbd-evsum" 'nbd-evsum "$SRC"'
+    cmd "nbd-evsum --requests=1" 'nbd-evsum --requests=1 "$SRC"'
     cmd "nbdcopy to sha256sum" 'nbdcopy -- "$SRC" - | sha256sum'
-    note "The ring is checksum-libev as it comes (8 reads in flight); --requests=1 is the same program with one read at a time.  nbdcopy | sha256sum computes another digest (of the whole stream, not the block hash) from the same reads."
+    note "The ring is nbd-evsum (tools/nbd-evsum) as it comes (8 reads in flight); --requests=1 is the same program with one read at a time.  nbdcopy | sha256sum computes another digest (of the whole stream, not the block hash) from the same reads."
+    blksum_row blksum '"$SRC"'
   }
 
   begin 4a "Checksum: zero image"
@@ -241,19 +365,19 @@ define_comparisons ()
   source_server "nbdkit null $zero"
   fresh no
   checksummers
-  expect wall "checksum-libev" below 0.213 "checksum-libev --requests=1"
+  expect wall "nbd-evsum" below 0.213 "nbd-evsum --requests=1"
   note "The zero image is $zero (nbdkit null, which reports it all as a hole), so that nbdcopy | sha256sum stays under about ten seconds a run."
   run
 
   begin 4b "Checksum: data image"
-  claim "the ring is 1.4-2x faster over NBD on data; checksum-libev is at least 4x faster than nbdcopy | sha256sum and within 1.3x of nbdcopy to null:"
+  claim "the ring is 1.4-2x faster over NBD on data; nbd-evsum is at least 4x faster than nbdcopy | sha256sum and within 1.3x of nbdcopy to null:"
   source_server "nbdkit pattern $size"
   fresh no
   checksummers
   cmd "nbdcopy to null:" 'nbdcopy -- "$SRC" null:'
-  expect wall "checksum-libev" below 0.714 "checksum-libev --requests=1"
-  expect wall "checksum-libev" below 0.25 "nbdcopy to sha256sum"
-  expect wall "checksum-libev" below 1.3 "nbdcopy to null:"
+  expect wall "nbd-evsum" below 0.714 "nbd-evsum --requests=1"
+  expect wall "nbd-evsum" below 0.25 "nbdcopy to sha256sum"
+  expect wall "nbd-evsum" below 1.3 "nbdcopy to null:"
   note "nbdcopy to null: reads the same data and hashes nothing: the floor for any checksum over this connection."
   run
 
@@ -265,12 +389,13 @@ define_comparisons ()
   run
 
   begin 4d "Checksum: empty qcow2 through qemu-nbd"
-  claim "checksum-libev hashes an empty 1 TiB image in under 1 second (the floor is the outer hash of 16 Mi digests)"
+  claim "nbd-evsum hashes an empty 1 TiB image in under 1 second (the floor is the outer hash of 16 Mi digests)"
   setup "qemu-img create -q -f qcow2 \"\$BENCH_STATE/src.qcow2\" $huge"
   source_server "qemu-nbd --read-only -f qcow2 \"\$BENCH_STATE/src.qcow2\""
   fresh no
-  cmd "checksum-libev" 'checksum-libev "$SRC"'
-  expect wall "checksum-libev" below 1s
+  cmd "nbd-evsum" 'nbd-evsum "$SRC"'
+  expect wall "nbd-evsum" below 1s
+  blksum_row blksum '"$SRC"'
   run
 
   # The checksum table of the qemu-img checksum patch on the QEMU list:
@@ -285,10 +410,10 @@ define_comparisons ()
     source_server "qemu-nbd --read-only -f raw $1 --shared=8 \"\$BENCH_STATE/zero.raw\""
     destination_server "qemu-nbd --read-only -f raw $1 --shared=8 \"\$BENCH_STATE/half.raw\""
     fresh no
-    cmd "checksum-libev zeroes" 'checksum-libev "$SRC"'
-    cmd "checksum-libev --requests=1 zeroes" 'checksum-libev --requests=1 "$SRC"'
-    cmd "checksum-libev half data" 'checksum-libev "$DST"'
-    cmd "checksum-libev --requests=1 half data" 'checksum-libev --requests=1 "$DST"'
+    cmd "nbd-evsum zeroes" 'nbd-evsum "$SRC"'
+    cmd "nbd-evsum --requests=1 zeroes" 'nbd-evsum --requests=1 "$SRC"'
+    cmd "nbd-evsum half data" 'nbd-evsum "$DST"'
+    cmd "nbd-evsum --requests=1 half data" 'nbd-evsum --requests=1 "$DST"'
     note "SRC serves $sum_size of zeroes (a sparse file), DST $sum_size half data from sparse-random seed=1; both are only read."
   }
 
@@ -314,59 +439,61 @@ define_comparisons ()
     note "The servers listen on Unix sockets, as in every other comparison."
   }
 
-  begin 5a "Socket buffers: checksum-libev"
+  begin 5a "Socket buffers: nbd-evsum"
   claim "a 1 MiB send buffer is best, up to 5-7x faster (measured on macOS); what does Linux show?"
   source_server "nbdkit pattern $size"
   fresh no
-  cmd "checksum-libev (default)" 'checksum-libev "$SRC"'
+  cmd "nbd-evsum (default)" 'nbd-evsum "$SRC"'
   for sb in 64k 128k 256k 512k 1M 2M; do
-    cmd "checksum-libev --socket-buffer=$sb" "checksum-libev --socket-buffer=$sb \"\$SRC\""
+    cmd "nbd-evsum --socket-buffer=$sb" "nbd-evsum --socket-buffer=$sb \"\$SRC\""
   done
-  expect wall "checksum-libev --socket-buffer=1M" below 0.2 "checksum-libev (default)"
+  expect wall "nbd-evsum --socket-buffer=1M" below 0.2 "nbd-evsum (default)"
   sockbuf_note
   run
 
-  begin 5b "Socket buffers: copy-libev"
+  begin 5b "Socket buffers: $copyall"
   claim "a 1 MiB send buffer is best, up to 5-7x faster (measured on macOS); what does Linux show?"
   source_server "nbdkit pattern $size"
   primed_memory "$size"
-  cmd "copy-libev (default)" 'copy-libev "$SRC" "$DST"'
+  cmd "$copyall (default)" "$copyall \"\$SRC\" \"\$DST\""
   for sb in 64k 128k 256k 512k 1M 2M; do
-    cmd "copy-libev --socket-buffer=$sb" "copy-libev --socket-buffer=$sb \"\$SRC\" \"\$DST\""
+    cmd "$copyall --socket-buffer=$sb" "$copyall --socket-buffer=$sb \"\$SRC\" \"\$DST\""
   done
-  expect wall "copy-libev --socket-buffer=1M" below 0.2 "copy-libev (default)"
+  expect wall "$copyall --socket-buffer=1M" below 0.2 "$copyall (default)"
   sockbuf_note
+  note "$copyall copies as the copy-libev lesson does (every byte read and written); the lesson has no --socket-buffer."
   run
 
-  # Comparison 6: what --timeout costs, in the client's CPU time.
+  # Comparison 6: what --timeout costs, in the client's CPU time.  The
+  # lessons have no timeout: the tools do.
   begin 6 "Timeout cost"
   claim "the default --timeout costs nothing measurable against --timeout=0 (one timer per connection, a stamp per read)"
   source_server "nbdkit pattern $size"
   null_destination "$size"
   runs 6
-  cmd "copy-libev" 'copy-libev "$SRC" "$DST"'
-  cmd "copy-libev --timeout=0" 'copy-libev --timeout=0 "$SRC" "$DST"'
-  cmd "checksum-libev" 'checksum-libev "$SRC"'
-  cmd "checksum-libev --timeout=0" 'checksum-libev --timeout=0 "$SRC"'
-  expect cpu "copy-libev" about 1 "copy-libev --timeout=0"
-  expect cpu "checksum-libev" about 1 "checksum-libev --timeout=0"
+  cmd "$copyall" "$copyall \"\$SRC\" \"\$DST\""
+  cmd "$copyall --timeout=0" "$copyall --timeout=0 \"\$SRC\" \"\$DST\""
+  cmd "nbd-evsum" 'nbd-evsum "$SRC"'
+  cmd "nbd-evsum --timeout=0" 'nbd-evsum --timeout=0 "$SRC"'
+  expect cpu "$copyall" about 1 "$copyall --timeout=0"
+  expect cpu "nbd-evsum" about 1 "nbd-evsum --timeout=0"
   run
 
   # Comparison 7: connections per server.  nbdkit advertises multi-conn,
-  # so both nbdcopy and the examples open up to four, one per CPU, by
-  # default.
+  # so both nbdcopy and the tools open up to four, one per CPU, by
+  # default (the lessons open one).
   begin 7 "Connections per server"
   claim "several connections (multi-conn) make the copy faster, as they do for nbdcopy"
   source_server "nbdkit pattern $size"
   null_destination "$size"
   runs 6
-  cmd "copy-libev -C 1" 'copy-libev -C 1 "$SRC" "$DST"'
-  cmd "copy-libev -C 2" 'copy-libev -C 2 "$SRC" "$DST"'
-  cmd "copy-libev (default)" 'copy-libev "$SRC" "$DST"'
-  cmd "copy-libev -C 4" 'copy-libev -C 4 "$SRC" "$DST"'
+  cmd "$copyall -C 1" "$copyall -C 1 \"\$SRC\" \"\$DST\""
+  cmd "$copyall -C 2" "$copyall -C 2 \"\$SRC\" \"\$DST\""
+  cmd "$copyall (default)" "$copyall \"\$SRC\" \"\$DST\""
+  cmd "$copyall -C 4" "$copyall -C 4 \"\$SRC\" \"\$DST\""
   cmd "nbdcopy" 'nbdcopy "$SRC" "$DST"'
   cmd "nbdcopy --connections=1" 'nbdcopy --connections=1 "$SRC" "$DST"'
-  expect wall "copy-libev (default)" below 1 "copy-libev -C 1"
+  expect wall "$copyall (default)" below 1 "$copyall -C 1"
   expect wall "nbdcopy" below 1 "nbdcopy --connections=1"
   run
 
@@ -375,32 +502,35 @@ define_comparisons ()
   # the source read-only, the destination a fresh sparse file every run,
   # punching holes where it is zeroed.  The image is half data (runs of
   # random data and holes), made once per make bench from nbdkit
-  # sparse-random with a fixed seed.
+  # sparse-random with a fixed seed.  The copy-libev rows are the
+  # lesson: comparisons 1 and 2's claims on real storage.
   if [ -n "$quick" ]; then raw=64M; else raw=4G; fi
   begin 8 "Raw files on disk through qemu-nbd"
-  claim "the request defaults suit real storage; the copiers are no slower than nbdcopy; checksum-libev within 1.3x of nbdcopy to null:"
+  claim "the request defaults suit real storage; nbd-evcopy is no slower than nbdcopy; nbd-evsum within 1.3x of nbdcopy to null:"
   setup "{ [ -s \"\$BENCH_STATE/src.raw\" ] || nbdcopy -- [ nbdkit sparse-random $raw percent=50 seed=1 ] \"\$BENCH_STATE/src.raw\"; } && rm -f \"\$BENCH_STATE/dst.raw\" && truncate -s $raw \"\$BENCH_STATE/dst.raw\""
   source_server "qemu-nbd --read-only -f raw --cache=none --aio=native --shared=8 \"\$BENCH_STATE/src.raw\""
   destination_server "qemu-nbd -f raw --cache=none --aio=native --shared=8 --discard=unmap \"\$BENCH_STATE/dst.raw\""
-  cmd "zero-extent-copy-libev" 'zero-extent-copy-libev "$SRC" "$DST"'
-  cmd "zero-extent-copy-libev --request-size=1M" 'zero-extent-copy-libev --request-size=1M "$SRC" "$DST"'
-  cmd "zero-extent-copy-libev -C 1" 'zero-extent-copy-libev -C 1 "$SRC" "$DST"'
+  cmd "nbd-evcopy" 'nbd-evcopy "$SRC" "$DST"'
+  cmd "nbd-evcopy --request-size=1M" 'nbd-evcopy --request-size=1M "$SRC" "$DST"'
+  cmd "nbd-evcopy -C 1" 'nbd-evcopy -C 1 "$SRC" "$DST"'
   cmd "copy-libev" 'copy-libev "$SRC" "$DST"'
-  cmd "copy-libev --request-size=1M" 'copy-libev --request-size=1M "$SRC" "$DST"'
-  cmd "copy-libev --request-size=32M" 'copy-libev --request-size=32M "$SRC" "$DST"'
+  cmd "copy-libev --request-size=1M" 'copy-libev --request-size=1048576 "$SRC" "$DST"'
+  cmd "copy-libev --request-size=32M" 'copy-libev --request-size=33554432 "$SRC" "$DST"'
   cmd "copy-libev --init" 'copy-libev --init "$SRC" "$DST"'
   cmd "nbdcopy" 'nbdcopy -- "$SRC" "$DST"'
   cmd "nbdcopy --connections=1" 'nbdcopy --connections=1 -- "$SRC" "$DST"'
-  cmd "checksum-libev" 'checksum-libev "$SRC"'
-  cmd "checksum-libev --request-size=1M" 'checksum-libev --request-size=1M "$SRC"'
+  cmd "nbd-evsum" 'nbd-evsum "$SRC"'
+  cmd "nbd-evsum --request-size=1M" 'nbd-evsum --request-size=1M "$SRC"'
   cmd "nbdcopy to null:" 'nbdcopy -- "$SRC" null:'
+  blksum_row blksum '"$SRC"'
   note "The image ($raw, half data) and the destination file are in \$BENCH_STATE, on the disk of \${TMPDIR:-/tmp}; O_DIRECT needs a file system that supports it (not tmpfs)."
-  note "copy-libev reads and writes every byte, holes included; the others skip the source's holes, and zero-extent-copy-libev also skips writing where the fresh destination reads as zeroes."
+  note "copy-libev (the lesson, one connection) reads and writes every byte, holes included; the others skip the source's holes, and nbd-evcopy also skips writing where the fresh destination reads as zeroes."
   note "copy-libev --init and --request-size=32M are the read-buffer and request-size claims (comparisons 1 and 2) on real storage, as the libnbd list measured them."
   note "Destination: a new sparse file before every run (not timed), as in the libnbd list's benchmarks; the checksum rows only read, and it is reset for them all the same."
-  expect wall "zero-extent-copy-libev" no-more 1 "nbdcopy"
+  lesson_note
+  expect wall "nbd-evcopy" no-more 1 "nbdcopy"
   expect wall "copy-libev" no-more 1 "copy-libev --request-size=1M"
-  expect wall "checksum-libev" below 1.3 "nbdcopy to null:"
+  expect wall "nbd-evsum" below 1.3 "nbdcopy to null:"
   expect cpu "copy-libev" below 0.97 "copy-libev --init"
   expect wall "copy-libev --request-size=32M" above 1.23 "copy-libev --request-size=1M"
   run
@@ -408,27 +538,27 @@ define_comparisons ()
   # Comparison 9: verified copies.  The same copy alone, with --checksum
   # (the source's block hash computed while copying), with --verify (and
   # the destination hashed after it), and the passes it replaces: the
-  # copy followed by checksum-libev on the source, then on both ends.
+  # copy followed by nbd-evsum on the source, then on both ends.
   verified ()
   {
-    cmd "zero-extent-copy-libev" 'zero-extent-copy-libev "$SRC" "$DST"'
-    cmd "zero-extent-copy-libev --checksum" 'zero-extent-copy-libev --checksum "$SRC" "$DST"'
-    cmd "zero-extent-copy-libev --verify" 'zero-extent-copy-libev --verify "$SRC" "$DST"'
-    cmd "copy, then checksum-libev SRC" 'zero-extent-copy-libev "$SRC" "$DST" && checksum-libev "$SRC"'
-    cmd "copy, then checksum-libev SRC and DST" 'zero-extent-copy-libev "$SRC" "$DST" && checksum-libev "$SRC" && checksum-libev "$DST"'
+    cmd "nbd-evcopy" 'nbd-evcopy "$SRC" "$DST"'
+    cmd "nbd-evcopy --checksum" 'nbd-evcopy --checksum "$SRC" "$DST"'
+    cmd "nbd-evcopy --verify" 'nbd-evcopy --verify "$SRC" "$DST"'
+    cmd "copy, then nbd-evsum SRC" 'nbd-evcopy "$SRC" "$DST" && nbd-evsum "$SRC"'
+    cmd "copy, then nbd-evsum SRC and DST" 'nbd-evcopy "$SRC" "$DST" && nbd-evsum "$SRC" && nbd-evsum "$DST"'
   }
 
   # The claims are about the client's hashing, so the memory
   # destinations are primed.
   verified_expect ()
   {
-    expect wall "zero-extent-copy-libev --checksum" below 1.3 "zero-extent-copy-libev"
-    expect wall "zero-extent-copy-libev --checksum" below 0.667 "copy, then checksum-libev SRC"
-    expect wall "zero-extent-copy-libev --verify" below 0.769 "copy, then checksum-libev SRC and DST"
+    expect wall "nbd-evcopy --checksum" below 1.3 "nbd-evcopy"
+    expect wall "nbd-evcopy --checksum" below 0.667 "copy, then nbd-evsum SRC"
+    expect wall "nbd-evcopy --verify" below 0.769 "copy, then nbd-evsum SRC and DST"
   }
 
   begin 9a "Verified copies: pattern to memory"
-  claim "--checksum costs at most 1.3x the plain copy and is at least 1.5x faster than the copy then checksum-libev SRC; --verify at least 1.3x faster than the copy then checksum-libev on both ends"
+  claim "--checksum costs at most 1.3x the plain copy and is at least 1.5x faster than the copy then nbd-evsum SRC; --verify at least 1.3x faster than the copy then nbd-evsum on both ends"
   source_server "nbdkit pattern $size"
   primed_memory "$size"
   verified
@@ -449,30 +579,31 @@ define_comparisons ()
   setup "qemu-img create -q -f qcow2 \"\$BENCH_STATE/src.qcow2\" $huge && qemu-img create -q -f qcow2 \"\$BENCH_STATE/dst.qcow2\" $huge"
   source_server "qemu-nbd --read-only -f qcow2 \"\$BENCH_STATE/src.qcow2\""
   destination_server "qemu-nbd -f qcow2 \"\$BENCH_STATE/dst.qcow2\""
-  cmd "zero-extent-copy-libev" 'zero-extent-copy-libev "$SRC" "$DST"'
-  cmd "zero-extent-copy-libev --checksum" 'zero-extent-copy-libev --checksum "$SRC" "$DST"'
-  cmd "zero-extent-copy-libev --verify" 'zero-extent-copy-libev --verify "$SRC" "$DST"'
-  expect wall "zero-extent-copy-libev --checksum" below 0.5s "zero-extent-copy-libev"
+  cmd "nbd-evcopy" 'nbd-evcopy "$SRC" "$DST"'
+  cmd "nbd-evcopy --checksum" 'nbd-evcopy --checksum "$SRC" "$DST"'
+  cmd "nbd-evcopy --verify" 'nbd-evcopy --verify "$SRC" "$DST"'
+  expect wall "nbd-evcopy --checksum" below 0.5s "nbd-evcopy"
   note "Both qcow2 files are created anew before every run (not timed), as a copy into a new image meets them."
   run
 
-  # Comparison 10: local images.  The examples take a file and serve it
-  # with a captive server (common/image.h): the start of that server must
+  # Comparison 10: local images.  The tools take a file and serve it
+  # with a captive server (tools/image.h): the start of that server must
   # cost next to nothing against the same program on a server started
   # beforehand.  The raw image is comparison 8's (half data), in the page
   # cache after the warm-up run, as a user's image is on the second look.
   begin 10a "Local images: a raw file"
-  claim "checksum-libev FILE within 1.1x of checksum-libev on the same file served by a server started beforehand"
+  claim "nbd-evsum FILE within 1.1x of nbd-evsum on the same file served by a server started beforehand"
   setup "{ [ -s \"\$BENCH_STATE/src.raw\" ] || nbdcopy -- [ nbdkit sparse-random $raw percent=50 seed=1 ] \"\$BENCH_STATE/src.raw\"; } && rm -f \"\$BENCH_STATE/dst.raw\""
   source_server "nbdkit --readonly file \"\$BENCH_STATE/src.raw\""
-  baseline "checksum-libev SRC"
-  cmd "checksum-libev SRC" 'checksum-libev "$SRC"'
-  cmd "checksum-libev FILE" 'checksum-libev "$BENCH_STATE/src.raw"'
-  cmd "checksum-libev [ qemu-nbd -f raw ]" 'checksum-libev -C 2 -- [ qemu-nbd --read-only -f raw --shared=16 "$BENCH_STATE/src.raw" ]'
-  cmd "zero-extent-copy-libev FILE NEWFILE" 'zero-extent-copy-libev "$BENCH_STATE/src.raw" "$BENCH_STATE/dst.raw"'
+  baseline "nbd-evsum SRC"
+  cmd "nbd-evsum SRC" 'nbd-evsum "$SRC"'
+  cmd "nbd-evsum FILE" 'nbd-evsum "$BENCH_STATE/src.raw"'
+  cmd "nbd-evsum [ qemu-nbd -f raw ]" 'nbd-evsum -C 2 -- [ qemu-nbd --read-only -f raw --shared=16 "$BENCH_STATE/src.raw" ]'
+  cmd "nbd-evcopy FILE NEWFILE" 'nbd-evcopy "$BENCH_STATE/src.raw" "$BENCH_STATE/dst.raw"'
   cmd "nbdcopy FILE NEWFILE" 'nbdcopy "$BENCH_STATE/src.raw" "$BENCH_STATE/dst.raw"'
-  expect wall "checksum-libev FILE" below 1.1 "checksum-libev SRC"
-  note "SRC is nbdkit's file plugin serving the same file, started before the run: the server the examples start for a raw file.  The qemu-nbd row is the other server that could serve it, with the same two connections."
+  blksum_row "blksum FILE" '"$BENCH_STATE/src.raw"'
+  expect wall "nbd-evsum FILE" below 1.1 "nbd-evsum SRC"
+  note "SRC is nbdkit's file plugin serving the same file, started before the run: the server the tools start for a raw file.  The qemu-nbd row is the other server that could serve it, with the same two connections."
   note "The copies make dst.raw, removed before every run (not timed); nbdcopy reads and writes the files itself, without NBD."
   run
 
@@ -484,16 +615,17 @@ define_comparisons ()
   {
     setup "[ -s \"\$BENCH_STATE/empty.qcow2\" ] || qemu-img create -q -f qcow2 \"\$BENCH_STATE/empty.qcow2\" $huge"
     source_server "qemu-nbd --read-only -f qcow2 --shared=16 \"\$BENCH_STATE/empty.qcow2\""
-    baseline "checksum-libev SRC"
-    cmd "checksum-libev SRC" 'checksum-libev "$SRC"'
-    cmd "checksum-libev FILE" 'checksum-libev "$BENCH_STATE/empty.qcow2"'
-    expect wall "checksum-libev FILE" below 1.1 "checksum-libev SRC"
+    baseline "nbd-evsum SRC"
+    cmd "nbd-evsum SRC" 'nbd-evsum "$SRC"'
+    cmd "nbd-evsum FILE" 'nbd-evsum "$BENCH_STATE/empty.qcow2"'
+    blksum_row "blksum FILE" '"$BENCH_STATE/empty.qcow2"'
+    expect wall "nbd-evsum FILE" below 1.1 "nbd-evsum SRC"
   }
 
   begin 10b "Local images: an empty qcow2, against a new server"
-  claim "checksum-libev FILE within 1.1x of checksum-libev on the same file served by a server started beforehand"
+  claim "nbd-evsum FILE within 1.1x of nbd-evsum on the same file served by a server started beforehand"
   empty_qcow2
-  note "SRC is a qemu-nbd started before every run (not timed), with the options of the one the examples start for a qcow2 file."
+  note "SRC is a qemu-nbd started before every run (not timed), with the options of the one the tools start for a qcow2 file."
   run
 
   begin 10c "Local images: an empty qcow2, against a server kept running"

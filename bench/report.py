@@ -149,10 +149,14 @@ def draw_chart(meta, rows, svg):
             f.write("%d %.6f %.6f \"%s\"\n" % (size, mean, sd, label))
     tics = ", ".join('"%s" %d' % (label.split("=")[-1], size)
                      for size, label, _, _ in points)
+    # The program swept, named by the commands themselves (the lesson
+    # copy-libev in make bench), so that the title says which ran.
+    programs = sorted({cmd.split()[0] for _, cmd, _ in rows})
+    program = " and ".join(programs)
     script = "\n".join([
         "set terminal svg size 720,440 dynamic font 'sans,12' background rgb 'white'",
         "set output '%s'" % svg.replace("'", "''"),
-        "set title '%s'" % ("copy-libev: time against request size ("
+        "set title '%s'" % (program + ": time against request size ("
                             + meta.get("source", "") + " to "
                             + meta.get("destination", "") + ")").replace("'", "''"),
         "set logscale x 2",
@@ -445,9 +449,16 @@ def header(info, out):
          % (info.get("load_before", "?"), info.get("load_after", "?"))),
         ("run", "%s to %s" % (info.get("started", "?"),
                               info.get("finished", "?"))),
-        ("examples", "%s (git %s)" % (shutil.which("copy-libev") or "?",
-                                      info.get("git") or
-                                      git_describe(info.get("srcdir", ".")))),
+        # The lessons are built, not installed, and the tools may be
+        # installed elsewhere: the report says which of each ran.
+        ("git", info.get("git") or git_describe(info.get("srcdir", "."))),
+        ("lesson", shutil.which("copy-libev") or "?"),
+        ("tools", "%s, %s" % (shutil.which("nbd-evcopy") or "?",
+                              shutil.which("nbd-evsum") or "?")),
+    ]
+    if info.get("blksum"):
+        rows.append(("blksum", info["blksum"]))
+    rows += [
         ("nbdkit", first_line(["nbdkit", "--version"])),
         ("qemu", first_line(["qemu-img", "--version"])),
         ("libnbd", libnbd),
@@ -472,6 +483,17 @@ def header(info, out):
         "command the same share of early and late runs.  The tables pool "
         "both passes: mean and standard deviation over all runs."
         % info.get("hyperfine_opts", "?"))
+    out.append("")
+    out.append(
+        "Two layers of this suite run: the lesson `copy-libev` "
+        "(examples/: NBD URIs only, its settings fixed but for "
+        "`--requests`, `--request-size` in bytes and `--init`), for the "
+        "claims about the techniques it shows, and the tools "
+        "`nbd-evcopy` and `nbd-evsum` (tools/: files, captive servers, "
+        "several connections, timeouts), for comparisons with nbdcopy, "
+        "qemu-img and blksum on real use.  `nbd-evcopy --no-extents "
+        "--no-sparse` copies as the lesson does, with the options the "
+        "lesson lacks.  Each row's label names the program that ran.")
     out.append("")
     out.append(
         "The servers are nbdkit and qemu-nbd on Unix sockets in a fresh "

@@ -19,10 +19,15 @@
 #   BENCH_RESULTS  where the report goes (default: bench/results beside
 #                  this script)
 #   BENCH_ONLY     comparison ids to run, e.g. "2 3a" (default: all)
+#   BLKSUM         blkhash's blksum, for rows beside nbd-evsum (left
+#                  out when unset; comparisons.sh's blksum_ready says
+#                  how a blksum whose library does not load is run)
 #
-# The examples are found on $PATH; make bench puts the build's
-# examples/ first.  By hand:
-#   PATH=$builddir/examples:$PATH QUICK=1 bench/run.sh
+# The programs are found on $PATH: the tools (nbd-evcopy, nbd-evsum)
+# and the lesson copy-libev; comparisons.sh says which comparison runs
+# which.  make bench puts the build's tools/ and examples/ first.  By
+# hand:
+#   PATH=$builddir/tools:$builddir/examples:$PATH QUICK=1 bench/run.sh
 set -e
 set -u
 set -o pipefail
@@ -45,9 +50,11 @@ results=${BENCH_RESULTS:-$bench/results}
 only=${BENCH_ONLY:-}
 
 # A benchmark that silently leaves out a program would report a
-# comparison that was never made: everything it needs must be there.
+# comparison that was never made: everything it needs must be there,
+# the tools and the lesson that the comparisons run included (the
+# lessons are built by make, not installed: put examples/ on PATH).
 for c in hyperfine nbdkit qemu-nbd qemu-img nbdcopy gnuplot python3 sha256sum \
-         copy-libev zero-extent-copy-libev checksum-libev; do
+         nbd-evcopy nbd-evsum copy-libev; do
   command -v "$c" >/dev/null 2>&1 || die "$c not found on PATH"
 done
 for p in pattern memory null sparse-random; do
@@ -91,6 +98,8 @@ SRC="nbd+unix:///?socket=$BENCH_STATE/src.sock"
 DST="nbd+unix:///?socket=$BENCH_STATE/dst.sock"
 export SRC DST
 
+blksum_ready || die "BLKSUM=$BLKSUM cannot run; unset it to leave blksum's rows out"
+
 {
   printf 'started\t%s\n' "$(date '+%Y-%m-%d %H:%M:%S %z')"
   printf 'host\t%s\n' "$(hostname)"
@@ -98,6 +107,7 @@ export SRC DST
   printf 'hyperfine_opts\t--warmup %s --runs %s\n' "$warmup" "$default_runs"
   printf 'load_before\t%s\n' "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || :)"
   printf 'srcdir\t%s\n' "$(dirname "$bench")"
+  [ -z "$blksum" ] || printf 'blksum\t%s\n' "$blksum${blksum_fix:+ ($blksum_fix)}"
   # The revision measured is the one at the start: the tree may change
   # while a long run goes on.
   printf 'git\t%s\n' "$(git -C "$(dirname "$bench")" describe --always --dirty --tags 2>/dev/null || :)"
