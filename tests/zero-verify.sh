@@ -84,3 +84,15 @@ start_nbdkit p64 pattern 64M
 start_nbdkit m64 memory 64M
 timeout 60 nbd-evcopy --verify --timeout=0 --requests=1 "$p64" "$m64" \
   >/dev/null || fail "--verify --timeout=0 did not finish within 60 s"
+
+# The writes are flushed before they are read back: multi-conn makes
+# them visible to the other connections' reads only after a flush.
+start_nbdkit logged --filter=log memory $size logfile="$tmpdir/verify.log"
+got=$(nbd-evcopy --verify -C 2 "$src" "$logged") || fail "--verify, logged"
+[ "$got" = "$line" ] || fail "logged destination: '$got'"
+flush=$(grep -n ' Flush id=' "$tmpdir/verify.log" | head -1 | cut -d: -f1)
+last_write=$(grep -n ' Write id=' "$tmpdir/verify.log" | tail -1 | cut -d: -f1)
+first_read=$(grep -n ' Read id=' "$tmpdir/verify.log" | head -1 | cut -d: -f1)
+[ -n "$flush" ] || fail "--verify sent no flush"
+[ "$last_write" -lt "$flush" ] && [ "$flush" -lt "$first_read" ] ||
+  fail "--verify: the flush is not between the writes and the reads"

@@ -816,6 +816,12 @@ main (int argc, char *argv[])
     die ("--allocated and --destination-is-zero cannot be used together");
   if (block_size && !checksum)
     die ("--block-size needs --checksum");
+  /* --verify reads the destination back, over every connection: only a
+   * flush once the writes are done makes them visible to reads on the
+   * other connections (tools/server.h), so the copy ends with one.
+   */
+  if (verify)
+    want_flush = true;
   if (checksum) {
     if (block_size == 0)
       block_size = BLKHASH_BLOCK_SIZE;

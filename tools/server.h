@@ -1,10 +1,12 @@
 /* nbd-libev-examples: several connections to one server (multi-conn).
  *
- * A server that advertises multi-conn (nbd_can_multi_conn) promises that
- * its connections see one consistent image: a write acknowledged on one
- * is seen by reads on all, and a flush on any one makes every write that
- * had completed before it, on every connection, durable (the NBD
- * protocol's "multi-conn" rule).  Such a server, nbdkit for one, may
+ * A server that advertises multi-conn (nbd_can_multi_conn) promises
+ * that a flush on any one connection makes every write that had
+ * completed before it, on every connection, durable and visible to reads
+ * on all of them (the NBD protocol's NBD_FLAG_CAN_MULTI_CONN; nbdkit's
+ * multi-conn filter documents write, then flush, then read).  Without
+ * that flush a read on one connection may not see a write acknowledged
+ * on another.  Such a server, nbdkit for one, may
  * also serve its connections in parallel, so a client that spreads its
  * requests over several gets more done.  nbdcopy does this by default,
  * with up to four connections and no more than the CPUs.
