@@ -148,6 +148,28 @@ export_size (struct nbd_handle *nbd, const char *name)
   return size;
 }
 
+uint64_t
+fit_request_size (struct nbd_handle *nbd, const char *name,
+                  uint64_t request_size, uint64_t unit)
+{
+  int64_t max = nbd_get_block_size (nbd, LIBNBD_SIZE_MAXIMUM);
+  int64_t preferred = nbd_get_block_size (nbd, LIBNBD_SIZE_PREFERRED);
+  uint64_t fit;
+
+  if (max <= 0 || request_size <= (uint64_t) max)
+    return request_size;
+  /* Block sizes are powers of two: the larger is a multiple of both. */
+  if (preferred > 0 && (uint64_t) preferred <= (uint64_t) max)
+    unit = MAX (unit, (uint64_t) preferred);
+  fit = round_down (max, unit);
+  if (fit == 0)
+    return request_size;        /* check_request_size says why */
+  debug ("%s: request size %" PRIu64 " instead of %" PRIu64 ", within the "
+         "server's maximum block size %" PRIi64, name, fit, request_size,
+         max);
+  return fit;
+}
+
 void
 handle_extents (struct extent_map *map, struct nbd_handle *nbd,
                 const char *name)

@@ -80,6 +80,15 @@ uint64_t check_copy (struct nbd_handle *src, struct nbd_handle *dst,
 /* The export size, or fatal. */
 uint64_t export_size (struct nbd_handle *nbd, const char *name);
 
+/* The request size to use with this server when the user gave none:
+ * request_size, or, where the server's maximum block size is smaller,
+ * the largest multiple of its preferred block size (the protocol says
+ * clients SHOULD use multiples of it) and of unit within the maximum.
+ * -v says so.
+ */
+uint64_t fit_request_size (struct nbd_handle *nbd, const char *name,
+                           uint64_t request_size, uint64_t unit);
+
 /* extents_init (common/extents.h) for a connected handle, fatal if
  * libnbd cannot tell the export's size.
  */

@@ -859,6 +859,15 @@ main (int argc, char *argv[])
   image_prepare (&images[1], "destination", true, o.cache);
   server_connect (&dst, loop, "destination", &images[1], &dst_opts,
                  o.timeout, o.connections, true);
+  /* A server whose maximum block size is below the default gets
+   * smaller requests; one asked for explicitly is checked as given.
+   */
+  if (!request_size_given) {
+    request_size = fit_request_size (src.v[0]->glue.nbd, "source",
+                                     request_size, checksum ? block_size : 1);
+    request_size = fit_request_size (dst.v[0]->glue.nbd, "destination",
+                                     request_size, checksum ? block_size : 1);
+  }
   size = check_copy (src.v[0]->glue.nbd, dst.v[0]->glue.nbd, request_size);
   /* Both are powers of two, so the larger is a multiple of the other. */
   block = MAX (min_block_size (src.v[0]->glue.nbd),

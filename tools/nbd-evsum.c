@@ -426,6 +426,7 @@ IMAGES_HELP
 /* The options, set by main for checksum_image. */
 static const char *digest = BLKHASH_DIGEST;
 static unsigned requests = CHECKSUM_REQUESTS;
+static bool request_size_given; /* --request-size: checked, not fitted */
 /* Block status is what lets zero runs go unread. */
 static struct handle_options opts = {
   .pread_initialize = false, .want_extents = true,
@@ -457,6 +458,12 @@ checksum_image (struct image *img)
   stop_init (&stop, loop, o.timeout > 0 ? 0 : STOP_GRACE);
   server_connect (&src, loop, image, img, &opts, o.timeout, o.connections,
                  false);
+  /* A server whose maximum block size is below the default gets
+   * smaller requests; one asked for explicitly is checked as given.
+   */
+  if (!request_size_given)
+    request_size = fit_request_size (src.v[0]->glue.nbd, image,
+                                     request_size, block_size);
   check_request_size (src.v[0]->glue.nbd, image, request_size);
   size = export_size (src.v[0]->glue.nbd, image);
   check_image_end (src.v[0]->glue.nbd, image, size);
@@ -622,6 +629,7 @@ main (int argc, char *argv[])
   request_size = MAX ((uint64_t) DEFAULT_REQUEST_SIZE, block_size);
   if (rs_arg) {
     request_size = option_request_size (rs_arg);
+    request_size_given = true;
     /* Every read holds whole blocks, or a block would straddle two. */
     if (request_size % block_size != 0)
       die ("--request-size: %s is not a multiple of the block size (%"
