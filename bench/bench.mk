@@ -60,6 +60,7 @@ EXTRA_DIST += \
 	bench/results/2026-12-03-040343-vm-request-size.svg \
 	bench/results/2026-12-03-040343-vm.md \
 	bench/results/2026-12-03-051745-vm.md \
+	bench/results/2026-12-03-120121-vm.md \
 	bench/results/2026-12-03-calibrate-vm.txt \
 	bench/interleave.sh \
 	bench/run.sh \
