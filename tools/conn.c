@@ -326,9 +326,10 @@ conn_close_all (struct conn *const conns[], size_t n, const struct stop *s)
       break;
     ev_run (loop, EVRUN_ONCE);
   }
-  /* Last first: closing the handle that started a captive server waits
-   * for that server to exit, which it does only once the other
-   * connections to it, opened after it, are closed too.
+  /* Last first: closing the handle that started a captive server sends
+   * it SIGTERM and waits for it to exit (libnbd's lib/handle.c), so the
+   * other connections to it, opened after it, are closed before, and
+   * the server has no client left to finish with.
    */
   for (i = n; i-- > 0; ) {
     conn_stop (conns[i]);

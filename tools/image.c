@@ -42,9 +42,10 @@ static bool keep_created;
 /* At exit, however the program ends: close every handle still open,
  * which makes libnbd stop each captive server and remove its socket,
  * and remove the file a failed program created.  The handles that
- * started no server go first: nbd_close waits for a captive server to
- * exit, and it would wait for ever while another connection to it is
- * still open.
+ * started no server go first: nbd_close on the handle that started a
+ * captive server sends it SIGTERM and then waits for it to exit
+ * (libnbd's lib/handle.c), and a server still serving another
+ * connection of ours may take its time over that.
  */
 static void
 image_at_exit (void)
