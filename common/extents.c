@@ -75,11 +75,13 @@ extents_init (struct extent_map *map, struct nbd_handle *nbd,
               const char *name)
 {
   int64_t size = nbd_get_size (nbd);
+  int64_t min = nbd_get_block_size (nbd, LIBNBD_SIZE_MINIMUM);
 
   if (size == -1)
     return -1;
   *map = (struct extent_map) {
     .nbd = nbd, .name = name, .size = size, .window = MAX_LENGTH_32,
+    .block = min > 0 ? min : 1,
     .supported = nbd_can_meta_context (nbd,
                                        LIBNBD_CONTEXT_BASE_ALLOCATION) == 1,
   };
@@ -108,6 +110,12 @@ extents_pump (struct extent_map *map, uint64_t offset, uint64_t ahead)
       append (map, map->req_offset + map->req_length - map->end, false) == -1)
     return -1;
   if (!map->supported && append (map, map->size - map->end, false) == -1)
+    return -1;
+  /* A short reply may end off the minimum block size, where libnbd
+   * refuses the next request (nbd_get_block_size(3)): read that as data.
+   */
+  if (!map->in_flight && map->end % map->block && map->end < map->size &&
+      append (map, map->block - map->end % map->block, false) == -1)
     return -1;
   /* Forget the extents the reader has passed, so the array stays small. */
   if (map->first >= 64 && map->first >= map->len / 2) {

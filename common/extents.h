@@ -52,6 +52,7 @@ struct extent_map {
   uint64_t size;                /* export size */
   bool supported;               /* server has base:allocation */
   uint64_t window;              /* bytes asked for per command */
+  uint64_t block;               /* the server's minimum block size */
   struct extent *v;             /* known extents, in order, merged */
   size_t len, alloc;
   size_t first;                 /* index of the first extent still needed */
