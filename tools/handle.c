@@ -1,4 +1,4 @@
-/* nbd-libev-examples: opening NBD connections.  See connect.h. */
+/* nbd-libev-examples: opening handles, checking limits.  See handle.h. */
 
 #ifdef HAVE_CONFIG_H
 #include <config.h>

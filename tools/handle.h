@@ -17,7 +17,7 @@
 #include "extents.h"
 #include "stop.h"
 
-/* Largest request the examples send.  The NBD protocol says a client
+/* Largest request the tools send.  The NBD protocol says a client
  * should not send more than 32 MiB unless the server advertised a larger
  * maximum block size; staying below it works with every server.
  */

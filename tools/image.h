@@ -1,6 +1,6 @@
 /* nbd-libev-examples: naming an image the way nbdcopy and blksum accept it.
  *
- * Wherever an example takes an image, the user may give it in any of
+ * Wherever a tool takes an image, the user may give it in any of
  * three forms:
  *
  *  - An NBD URI (nbd://, nbds://, nbd+unix://, nbds+unix://,

@@ -79,7 +79,9 @@ static const struct pool_ops ops = {
   .thread_cleanup = thread_cleanup,
 };
 
-/* die () exits from the loop thread while hash threads may be busy. */
+/* die () exits from the loop thread while hash threads may be busy:
+ * every exit stops and joins them first.
+ */
 static void
 stop_at_exit (void)
 {

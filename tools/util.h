@@ -1,4 +1,4 @@
-/* nbd-libev-examples: small helpers shared by the examples.
+/* nbd-libev-examples: small helpers shared by the tools.
  *
  * Contract: nothing here knows about libev or libnbd, and each function
  * needs only libc and the others here, so a reader can copy any one of
