@@ -101,6 +101,7 @@ extents_pump (struct extent_map *map, uint64_t offset, uint64_t ahead)
   nbd_extent_callback extent = { .callback = extent_cb, .user_data = map };
   nbd_completion_callback done = { .callback = status_done, .user_data = map };
   int failed = map->error;
+  uint64_t pad;
 
   /* Whatever a failed reply described is still true; the rest of the
    * range asked for is read as data, which is always right.
@@ -114,8 +115,10 @@ extents_pump (struct extent_map *map, uint64_t offset, uint64_t ahead)
   /* A short reply may end off the minimum block size, where libnbd
    * refuses the next request (nbd_get_block_size(3)): read that as data.
    */
-  if (!map->in_flight && map->end % map->block && map->end < map->size &&
-      append (map, map->block - map->end % map->block, false) == -1)
+  pad = map->block - map->end % map->block;
+  if (!map->in_flight && pad < map->block && map->end < map->size &&
+      append (map, map->size - map->end < pad ? map->size - map->end : pad,
+              false) == -1)
     return -1;
   /* Forget the extents the reader has passed, so the array stays small. */
   if (map->first >= 64 && map->first >= map->len / 2) {

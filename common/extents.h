@@ -21,7 +21,7 @@
  *  - Fallbacks: a server without base:allocation, or a block-status
  *    command that fails or that libnbd refuses to send, yields data
  *    extents (the caller reads them, so the result is still correct,
- *    only slower), and extents_pump says so once.
+ *    only slower), and extents_pump returns its errno once.
  */
 
 #ifndef NBD_LIBEV_EXAMPLES_EXTENTS_H

@@ -74,8 +74,8 @@ int pool_start (struct pool *p, struct ev_loop *loop, unsigned nr_threads,
 /* Loop thread: queue a slot the caller has set SLOT_BUSY. */
 void pool_give (struct pool *p, struct slot *slot);
 
-/* Loop thread: true once the slot's work is over and the slot is
- * SLOT_DONE or SLOT_FAILED; false while it is queued or being worked.
+/* Loop thread, for a slot given since it was taken: true once its work
+ * is over (SLOT_DONE or SLOT_FAILED), false while queued or worked on.
  */
 bool pool_finished (struct pool *p, struct slot *slot);
 

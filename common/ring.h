@@ -84,7 +84,7 @@ struct slot *ring_first_failed (struct ring *ring);
 /* Give a slot back at once, whatever its age. */
 void ring_release (struct slot *slot);
 
-/* In issue order: the oldest slot in use (NULL if none); give it back. */
+/* If no slot goes back by ring_release: the oldest in use, or NULL. */
 struct slot *ring_head (struct ring *ring);
 void ring_retire_head (struct ring *ring);
 

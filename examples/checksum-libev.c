@@ -3,9 +3,9 @@
  * It prints what blksum prints: SHA-256 of the SHA-256 digests of the
  * image's 64 KiB blocks and of its size (common/blkhash.h).  It shows:
  *
- *  - Reads in flight, hashed strictly in order: reads complete in any
- *    order, but slots retire only from the head of the ring
- *    (common/ring.h), and that is where the outer digest is fed.
+ *  - Reads in flight, fed to the outer digest strictly in order: reads
+ *    complete in any order, but slots retire only from the head of the
+ *    ring (common/ring.h), and the digest is fed there.
  *
  *  - Hashing on threads beside the loop (common/pool.h): the loop does
  *    the I/O, the threads the inner digests, each slot's into its own
@@ -14,7 +14,7 @@
  *
  *  - Zero extents hashed without reading: where block status
  *    (common/extents.h) says whole blocks read as zeroes, copies of
- *    H (zero block) are fed, so a 1 TiB hole costs no I/O at all.
+ *    H (zero block) are fed, so a 1 TiB hole costs no read at all.
  *
  *  - nbd_set_pread_initialize(false), safe because a buffer is hashed
  *    only after its read succeeded.
@@ -226,9 +226,7 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
   while (!failed && next_offset < size && !ring_full (ring) && start_slot ())
     ;
 
-  /* Done, or failed with no read left in flight (the threads are
-   * stopped after the loop).
-   */
+  /* Done, or failed with no read in flight (threads stop after). */
   for (i = 0; i < ring->nr_slots; i++)
     busy += ring->slots[i].state == SLOT_BUSY &&
       ring->slots[i].kind == STEP_READ;

@@ -257,8 +257,14 @@ plan (uint64_t offset, uint64_t *length, bool *zero)
    * do.
    */
   if (e.zero && can_zero && end == map.end && end < size) {
-    extents_pump (&map, offset, e.length + 1);
-    return false;
+    if (extents_pump (&map, offset, e.length + 1) == -1) {
+      warn ("%s: extent map", map.name);
+      failed = true;
+    }
+    /* A refused command's range is data in the map already: plan again
+     * at once, as no reply will wake the loop.
+     */
+    return !failed && !map.in_flight && plan (offset, length, zero);
   }
   if (e.zero && can_zero && e.length > MAX_LENGTH_32)
     end = offset + MAX_LENGTH_32 - (offset + MAX_LENGTH_32) % ZERO_SPLIT;
@@ -400,8 +406,8 @@ main (int argc, char *argv[])
 
   if (failed)
     report_failure ();
-  /* Nothing is in flight now: disconnect cleanly (NBD_CMD_DISC), which
-   * also tells the destination it may flush in its own time.
+  /* No read, write or zero is in flight (after a failure a block status
+   * may be; nbd_shutdown waits for the server to close): disconnect.
    */
   glue_stop (&src);
   glue_stop (&dst);

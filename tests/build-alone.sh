@@ -111,7 +111,7 @@ for src in examples/*.c; do
   [ -n "$out" ] || fail "$src: the cc line has no -o: $line"
 
   # (a) The command as printed, output aside, builds the program, in
-  # a directory holding only the files it names and their headers.
+  # a directory holding only the files it names and common/'s headers.
   alone="$tmpdir/$name.alone"
   mkdir -p "$alone/examples" "$alone/common"
   cp "$src" "$alone/examples/"

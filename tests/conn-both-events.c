@@ -1,4 +1,4 @@
-/* conn-both-events URI: tools/conn.c must survive a socket that is
+/* conn-both-events URI: common/glue.c must survive a socket that is
  * readable and writable at once.
  *
  * The epoll behind libev reports both when a reply has arrived while the

@@ -53,7 +53,9 @@ for prog in nbd-evcopy zero-extent-copy-libev; do
   nbdcopy -- [ nbdkit pattern $size ] "$dst" || fail "cannot fill the destination"
   : >"$tmpdir/src.log"
   $prog -v "$src" "$dst" 2>"$tmpdir/v" || fail "$prog failed"
-  ! grep -q 'failed' "$tmpdir/v" || fail "$prog: a block-status command failed"
+  # Only the tool says under -v that a block-status command failed.
+  [ $prog != nbd-evcopy ] || ! grep -q 'failed' "$tmpdir/v" ||
+    fail "$prog: a block-status command failed"
   [ "$(bytes_read)" -le 262144 ] || fail "$prog read $(bytes_read) bytes of zeroes"
   read_back "$dst" "$tmpdir/dst.img"
   cmp "$tmpdir/zero.img" "$tmpdir/dst.img" || fail "$prog: the copy differs"

@@ -2,7 +2,7 @@
 # Local files whose names hold '=' or ':' are files: nbdkit would take
 # "x=y.img" for a parameter, qemu-nbd "a:b.qcow2" for protocol "a".
 source "$abs_top_srcdir/tests/functions.sh"
-requires nbdkit nbdcopy qemu-img qemu-nbd
+requires nbdkit nbdcopy qemu-img qemu-nbd python3
 
 cd "$tmpdir"
 nbdkit -U - sparse-random 4M seed=3 --run 'nbdcopy -- "$uri" x=y.img' ||

@@ -347,12 +347,16 @@ dst_zero_run (uint64_t offset, uint64_t length, uint64_t *run)
   return true;
 }
 
-/* Wait for the reply that tells where the current extent ends. */
-static enum work
-wait_for_more (uint64_t offset, uint64_t length)
+/* Ask for the reply that tells where the current extent ends.  True
+ * if there is nothing to wait for: the command was refused, and its
+ * range is already in the map as data, so plan again at once (nothing
+ * else would wake the loop).
+ */
+static bool
+want_more (uint64_t offset, uint64_t length)
 {
   handle_extents_pump (&stop, &read_map, offset, length + 1);
-  return WORK_WAIT;
+  return !read_map.in_flight && !stop_requested (&stop);
 }
 
 /* Decide what to do with the image from offset on, and how much of it.
@@ -401,7 +405,8 @@ plan (uint64_t offset, uint64_t *length, bool *onto_zeroes)
     if (!dst_can_zero)
       end = MIN (end, offset + request_size);
     if (end == extent_end && !whole)
-      return wait_for_more (offset, e.length);
+      return want_more (offset, e.length) ?
+        plan (offset, length, onto_zeroes) : WORK_WAIT;
     /* The unaligned tail of a zero extent is left to the data path. */
     end = round_down (end, block);
     if (end > offset) {
@@ -411,7 +416,8 @@ plan (uint64_t offset, uint64_t *length, bool *onto_zeroes)
   }
 
   if (e.length < request_size && !whole)
-    return wait_for_more (offset, e.length);
+    return want_more (offset, e.length) ?
+      plan (offset, length, onto_zeroes) : WORK_WAIT;
   end = MIN (extent_end, offset + request_size);
   end = MIN (round_up (end, block), size);
   *length = end - offset;
@@ -561,6 +567,11 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
     start_pieces ();
   while (checksum && !stop_requested (&stop) && retire_hashed () > 0);
 
+  /* A command libnbd refused above failed its slot in this pass, and
+   * nothing would wake the loop for it: report it now.
+   */
+  if (!stop_requested (&stop) && (slot = ring_first_failed (ring)) != NULL)
+    slot_failed (slot);
   if (stop_requested (&stop) ? finish_stop () : finish_copy ())
     ev_break (loop, EVBREAK_ALL);
   server_update (&src);

@@ -17,7 +17,7 @@
 
 #include "image.h"
 
-/* The copiers' requests in flight.  About 16 keeps both servers busy,
+/* nbd-evcopy's requests in flight.  About 16 keeps both servers busy,
  * as reported on the libnbd list (libnbd's copy-libev uses 16); more
  * only add memory and latency per request.
  */

@@ -34,7 +34,7 @@
  *    work, taking them in turn among equals.
  *
  *  - Commands that concern the whole image, block status and the final
- *    flush, go to the first connection, conns->v[0].
+ *    flush, go to the first connection, s->v[0].
  */
 
 #ifndef NBD_LIBEV_EXAMPLES_SERVER_H

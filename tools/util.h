@@ -62,7 +62,7 @@ round_up (uint64_t v, uint64_t align)
   return round_down (v + align - 1, align);
 }
 
-/* True if len is a power of two (and not 0). */
+/* True if v is a power of two (and not 0). */
 static inline bool
 is_power_of_2 (uint64_t v)
 {
