@@ -208,7 +208,7 @@ static void
 pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
 {
   struct slot *slot;
-  unsigned i, busy = 0;
+  unsigned i;
 
   for (i = 0; i < ring->nr_slots; i++) {
     slot = &ring->slots[i];
@@ -226,11 +226,11 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
   while (!failed && next_offset < size && !ring_full (ring) && start_slot ())
     ;
 
-  /* Done, or failed with no read in flight (threads stop after). */
-  for (i = 0; i < ring->nr_slots; i++)
-    busy += ring->slots[i].state == SLOT_BUSY &&
-      ring->slots[i].kind == STEP_READ;
-  if (busy == 0 && (failed || (next_offset == size && ring->in_use == 0)))
+  /* Done, or failed, and no command in flight (threads stop after): before
+   * NBD_CMD_DISC, "SHOULD wait until there are no inflight requests".
+   */
+  if (nbd_aio_in_flight (src.nbd) == 0 &&
+      (failed || (next_offset == size && ring->in_use == 0)))
     ev_break (loop, EVBREAK_ALL);
   glue_update (&src);
 }

@@ -189,7 +189,7 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
 {
   struct slot *slot;
   uint64_t length;
-  unsigned i, busy = 0;
+  unsigned i;
 
   for (i = 0; i < ring->nr_slots; i++) {
     slot = &ring->slots[i];
@@ -207,12 +207,11 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
     start_read (slot);
   }
 
-  /* Done, or failed with nothing left in flight: no server is left
-   * with replies it cannot send.
+  /* Done, or failed, and no command in flight: before NBD_CMD_DISC a
+   * client "SHOULD wait until there are no inflight requests" (proto.md).
    */
-  for (i = 0; i < ring->nr_slots; i++)
-    busy += ring->slots[i].state == SLOT_BUSY;
-  if (busy == 0 && (failed || next_offset == size))
+  if (nbd_aio_in_flight (src.nbd) == 0 && nbd_aio_in_flight (dst.nbd) == 0 &&
+      (failed || next_offset == size))
     ev_break (loop, EVBREAK_ALL);
   glue_update (&src);
   glue_update (&dst);

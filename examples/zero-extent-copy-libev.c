@@ -81,10 +81,13 @@
 #define REQUEST_SIZE (256 * 1024)
 #define MAX_REQUEST_SIZE (32 * 1024 * 1024)
 
-/* A zero extent longer than one command holds (MAX_LENGTH_32,
- * common/extents.h) is split at multiples of ZERO_SPLIT: 64 KiB is the
- * largest minimum block size the protocol allows and qcow2's default
- * cluster size, so no server zeroes part of a block by writing it.
+/* A zero extent longer than one command holds is split at multiples
+ * of ZERO_SPLIT: 64 KiB is the largest minimum block size the protocol
+ * allows and qcow2's default cluster size, so no server zeroes part of
+ * a block by writing it.  A zero command holds MAX_LENGTH_32 bytes
+ * (common/extents.h), or the destination's maximum block size:
+ * until 2023 the NBD protocol ("Block size constraints") bound every
+ * command by it, and qemu's client still keeps zeroes within it.
  */
 #define ZERO_SPLIT 65536
 
@@ -105,6 +108,7 @@ static bool failed;             /* a command failed: start no more */
 static struct extent_map map;   /* the source's */
 static uint64_t block = 1;      /* both servers' minimum block size */
 static bool can_zero;           /* the destination takes zero commands */
+static uint64_t zero_max = MAX_LENGTH_32; /* the longest zero command */
 
 /* An option's number, from min to max.  Errors found before the first
  * command, as this one, exit at once: nothing is in flight yet.
@@ -154,6 +158,8 @@ connect_export (struct glue *g, struct ev_loop *loop, const char *uri,
           "maximum block size %" PRId64, uri, request_size, max);
   if (min > (int64_t) block)
     block = min;                /* both are powers of two */
+  if (g == &dst && max > 0 && (uint64_t) max < zero_max)
+    zero_max = max;
   return export_size;
 }
 
@@ -266,8 +272,11 @@ plan (uint64_t offset, uint64_t *length, bool *zero)
      */
     return !failed && !map.in_flight && plan (offset, length, zero);
   }
-  if (e.zero && can_zero && e.length > MAX_LENGTH_32)
-    end = offset + MAX_LENGTH_32 - (offset + MAX_LENGTH_32) % ZERO_SPLIT;
+  if (e.zero && can_zero && e.length > zero_max) {
+    end = offset + zero_max;
+    if (end % ZERO_SPLIT < zero_max)
+      end -= end % ZERO_SPLIT;
+  }
   *zero = e.zero && can_zero && end - end % block > offset;
   if (*zero)
     end -= end % block;         /* an unaligned tail is data */
@@ -291,7 +300,7 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
 {
   struct slot *slot;
   uint64_t length;
-  unsigned i, busy = 0;
+  unsigned i;
   bool zero;
 
   for (i = 0; i < ring->nr_slots; i++) {
@@ -312,12 +321,11 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
       start_read (slot);
   }
 
-  /* Done, or failed with nothing left in flight: no server is left
-   * with replies it cannot send.
+  /* Done, or failed, and no command in flight: before NBD_CMD_DISC a
+   * client "SHOULD wait until there are no inflight requests" (proto.md).
    */
-  for (i = 0; i < ring->nr_slots; i++)
-    busy += ring->slots[i].state == SLOT_BUSY;
-  if (busy == 0 && (failed || next_offset == size))
+  if (nbd_aio_in_flight (src.nbd) == 0 && nbd_aio_in_flight (dst.nbd) == 0 &&
+      (failed || next_offset == size))
     ev_break (loop, EVBREAK_ALL);
   glue_update (&src);
   glue_update (&dst);
@@ -406,8 +414,8 @@ main (int argc, char *argv[])
 
   if (failed)
     report_failure ();
-  /* No read, write or zero is in flight (after a failure a block status
-   * may be; nbd_shutdown waits for the server to close): disconnect.
+  /* Nothing is in flight now: disconnect cleanly (NBD_CMD_DISC), which
+   * also tells the destination it may flush in its own time.
    */
   glue_stop (&src);
   glue_stop (&dst);

@@ -87,6 +87,14 @@ min_block_size (struct nbd_handle *nbd)
   return min > 0 ? (uint64_t) min : 1;
 }
 
+uint64_t
+max_block_size (struct nbd_handle *nbd)
+{
+  int64_t max = nbd_get_block_size (nbd, LIBNBD_SIZE_MAXIMUM);
+
+  return max > 0 ? (uint64_t) max : 0;
+}
+
 void
 check_request_size (struct nbd_handle *nbd, const char *name,
                     uint64_t request_size)

@@ -53,6 +53,8 @@ void set_socket_buffers (struct nbd_handle *nbd, const char *name,
  * command's offset and length must be a multiple of it.
  */
 uint64_t min_block_size (struct nbd_handle *nbd);
+/* The server's maximum block size, or 0 if it did not say one. */
+uint64_t max_block_size (struct nbd_handle *nbd);
 
 /* Check that request_size suits the server: a multiple of its minimum
  * block size and no larger than its maximum.  Fatal if not.

@@ -61,14 +61,21 @@
 #include "util.h"
 
 /* Zero commands take a slot of the ring, so they count against the
- * requests in flight, but they need no buffer.  The longest one is
- * MAX_LENGTH_32 (common/extents.h): the NBD maximum block size only
- * limits commands with a payload, and WRITE_ZEROES is bounded by its
- * 32-bit length field alone.  A zero extent longer than that is split
- * at multiples of ZERO_SPLIT, absolute offsets, not relative to the
- * extent.  64 KiB is the largest minimum block size the protocol
- * allows and qcow2's default cluster size, so a server never has to
- * zero part of a block or cluster by writing it.
+ * requests in flight, but they need no buffer.  A zero extent goes out
+ * in as few commands as the destination allows (zero_max):
+ *  - At most its maximum block size, if it says one.  Until the NBD
+ *    protocol's "Block size constraints" were relaxed in 2023, that
+ *    maximum bound every command, and qemu's own client still keeps
+ *    WRITE_ZEROES within it; libnbd 1.14, nbdkit 1.32 and qemu 7.2
+ *    are of that time.
+ *  - Else MAX_LENGTH_32 (common/extents.h), the 32-bit length field.
+ * The spec still lets a server refuse a request longer than it likes
+ * with NBD_EOVERFLOW or NBD_EINVAL: then zero_max halves and the same
+ * range goes again in pieces (zero_piece).
+ * Long extents are split at multiples of ZERO_SPLIT, absolute offsets,
+ * not relative to the extent.  64 KiB is the largest minimum block
+ * size the protocol allows and qcow2's default cluster size, so a
+ * server never has to zero part of a block or cluster by writing it.
  */
 #define ZERO_SPLIT 65536
 
@@ -115,6 +122,9 @@ static bool dst_is_zero;        /* --destination-is-zero: skip every hole */
 static bool dst_has_map;        /* dst_map tells where it reads as zero */
 static bool dst_can_zero;
 static uint32_t zero_flags;     /* 0 (may punch holes) or NO_HOLE */
+static uint64_t zero_max;       /* the longest zero command to send */
+/* Per slot of a zero range: the piece in flight, [at, at + length). */
+static struct piece { uint64_t at, length; } *pieces;
 static bool want_flush;
 static struct flush flush;
 static struct progress progress;
@@ -162,31 +172,98 @@ start_write (struct slot *slot)
     ring_complete (slot, conn_issue_errno ());
 }
 
-/* Zero the slot's range.  A destination without zero support gets the
- * slot's buffer, cleared, written instead; the planner keeps such
- * ranges no longer than the request size, so they fit in it.
+/* Zero the slot's range, one piece at a time: a command of at most
+ * zero_max bytes, or, if the destination cannot zero, a write of a
+ * buffer of zeroes (the planner keeps such ranges within a buffer).
  */
 static void
-start_zero (struct slot *slot)
+zero_piece (struct slot *slot)
 {
   nbd_completion_callback cb = { .callback = ring_command_done,
                                  .user_data = slot };
+  struct piece *p = &pieces[slot->index];
+  struct nbd_handle *nbd;
+  int r;
 
-  slot->flags |= HASH_ZEROES;
-  if (!dst_can_zero) {
-    memset (slot->buf, 0, slot->length);
-    nr_writes++;
-    start_write (slot);
-    return;
-  }
-  slot->kind = OP_ZERO;
+  p->length = MIN (slot->offset + slot->length - p->at,
+                   dst_can_zero ? zero_max : ring->buf_size);
   slot->state = SLOT_BUSY;
   slot->conn = server_pick (&dst);
-  slot_debug (slot, "zero");
-  nr_zeroes++;
-  if (nbd_aio_zero (((struct conn *) slot->conn)->glue.nbd, slot->length,
-                    slot->offset, cb, zero_flags) == -1)
+  nbd = ((struct conn *) slot->conn)->glue.nbd;
+  if (dst_can_zero) {
+    slot->kind = OP_ZERO;
+    nr_zeroes++;
+    r = nbd_aio_zero (nbd, p->length, p->at, cb, zero_flags);
+  }
+  else {
+    slot->kind = OP_WRITE;
+    memset (slot->buf, 0, p->length);
+    nr_writes++;
+    r = nbd_aio_pwrite (nbd, slot->buf, p->length, p->at, cb, 0);
+  }
+  if (p->at != slot->offset || p->length != slot->length)
+    debug ("slot %u: %s piece offset %" PRIu64 " length %" PRIu64,
+           slot->index, op_names[slot->kind], p->at, p->length);
+  else
+    slot_debug (slot, op_names[slot->kind]);
+  if (r == -1)
     ring_complete (slot, conn_issue_errno ());
+}
+
+static void
+start_zero (struct slot *slot)
+{
+  slot->flags |= HASH_ZEROES;
+  pieces[slot->index].at = slot->offset;
+  zero_piece (slot);
+}
+
+/* A piece of a zero range is done: true if the whole range is. */
+static bool
+zero_advance (struct slot *slot)
+{
+  struct piece *p = &pieces[slot->index];
+
+  p->at += p->length;
+  if (p->at == slot->offset + slot->length)
+    return true;
+  zero_piece (slot);
+  return false;
+}
+
+/* A zero piece failed.  NBD_EOVERFLOW or NBD_EINVAL for a piece longer
+ * than a block is the server's limit (proto.md, "Block size
+ * constraints": it MAY refuse a request over its maximum, or over one
+ * it did not say): halve zero_max and go again.  True if the slot goes
+ * on.  (NBD_ENOTSUP is left a failure: nbdkit and qemu-nbd answer it
+ * only to FAST_ZERO, which is never sent, and write zeroes themselves
+ * when their storage cannot zero.)
+ */
+static bool
+zero_retry (struct slot *slot)
+{
+  const struct piece *p = &pieces[slot->index];
+  uint64_t half = p->length / 2;
+
+  if (slot->kind != OP_ZERO)
+    return false;
+  if ((slot->error == EOVERFLOW || slot->error == EINVAL) &&
+      p->length > block) {
+    /* Pieces already in flight may be refused too: say it once. */
+    half = MAX (block, round_down (half, half >= ZERO_SPLIT ? ZERO_SPLIT
+                                                            : block));
+    if (half < zero_max) {
+      zero_max = half;
+      debug ("destination refused a zero of %" PRIu64 " bytes (%s): zero "
+             "commands of at most %" PRIu64 " bytes from now on", p->length,
+             strerror (slot->error), zero_max);
+    }
+  }
+  else
+    return false;
+  slot->error = 0;
+  zero_piece (slot);
+  return true;
 }
 
 /* A failed command ends the copy, but cleanly (tools/stop.h): the
@@ -204,6 +281,11 @@ slot_failed (const struct slot *slot)
     stop_fail (&stop, "hashing failed at offset %" PRIu64 " length %"
                PRIu64 ": %s", slot->offset, slot->length,
                strerror (slot->error));
+  else if (slot->flags & HASH_ZEROES && slot->kind != OP_SKIP)
+    stop_fail (&stop, "%s: %s failed at offset %" PRIu64 " length %" PRIu64
+             ": %s", ((const struct conn *) slot->conn)->name,
+             op_names[slot->kind], pieces[slot->index].at,
+             pieces[slot->index].length, conn_strerror (slot->error));
   else
     stop_fail (&stop, "%s: %s failed at offset %" PRIu64 " length %" PRIu64
              ": %s", ((const struct conn *) slot->conn)->name,
@@ -401,7 +483,10 @@ plan (uint64_t offset, uint64_t *length, bool *onto_zeroes)
      * the parts of it that its map says read as zero already, so that
      * a fragmented destination still costs one command per extent.
      */
-    end = MIN (extent_end, round_down (offset + MAX_LENGTH_32, ZERO_SPLIT));
+    end = offset + zero_max;
+    if (end % ZERO_SPLIT < zero_max)
+      end = round_down (end, ZERO_SPLIT);
+    end = MIN (extent_end, end);
     if (!dst_can_zero)
       end = MIN (end, offset + request_size);
     if (end == extent_end && !whole)
@@ -471,6 +556,7 @@ start_pieces (void)
     if (slot == NULL)
       break;
     next_offset += length;
+    slot->flags = 0;            /* the slot's last use left its own */
     if (work == WORK_SKIP)
       skip_slot (slot);
     else if (work == WORK_ZERO)
@@ -518,6 +604,20 @@ retire_hashed (void)
   return n;
 }
 
+/* The failed slot to report, if any, once the zero commands a server
+ * refused for their length or kind are on their way again (zero_retry).
+ */
+static struct slot *
+first_failure (void)
+{
+  struct slot *slot;
+
+  while ((slot = ring_first_failed (ring)) != NULL &&
+         !stop_requested (&stop) && zero_retry (slot))
+    ;
+  return slot;
+}
+
 /* The program's one prepare callback, run before the loop blocks each
  * time: act on every slot whose command completed, plan pieces and start
  * them while slots are free, and last, let each connection wait for what
@@ -538,7 +638,7 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
    */
   server_check (&src, &stop);
   server_check (&dst, &stop);
-  if ((slot = ring_first_failed (ring)) != NULL)
+  if ((slot = first_failure ()) != NULL)
     slot_failed (slot);
 
   for (i = 0; i < ring->nr_slots; i++) {
@@ -548,6 +648,12 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
       if (slot->kind == OP_READ) {
         if (!stop_requested (&stop))
           read_complete (slot);
+      }
+      else if ((slot->kind == OP_ZERO || slot->kind == OP_WRITE) &&
+               (slot->flags & HASH_ZEROES) &&
+               pieces[i].at + pieces[i].length < slot->offset + slot->length) {
+        if (!stop_requested (&stop))
+          zero_advance (slot);
       }
       else if (!checksum) {
         slot_debug (slot, "done");
@@ -570,7 +676,7 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
   /* A command libnbd refused above failed its slot in this pass, and
    * nothing would wake the loop for it: report it now.
    */
-  if (!stop_requested (&stop) && (slot = ring_first_failed (ring)) != NULL)
+  if (!stop_requested (&stop) && (slot = first_failure ()) != NULL)
     slot_failed (slot);
   if (stop_requested (&stop) ? finish_stop () : finish_copy ())
     ev_break (loop, EVBREAK_ALL);
@@ -892,6 +998,13 @@ main (int argc, char *argv[])
   dst_can_zero = nbd_can_zero (dst.v[0]->glue.nbd) == 1;
   if (!dst_can_zero)
     debug ("destination cannot zero: writing buffers of zeroes instead");
+  zero_max = round_down (MAX_LENGTH_32, ZERO_SPLIT);
+  if (max_block_size (dst.v[0]->glue.nbd) > 0) {
+    zero_max = MIN (zero_max, round_down (max_block_size (dst.v[0]->glue.nbd),
+                                          block));
+    debug ("destination: zero commands of at most %" PRIu64 " bytes, its "
+           "maximum block size", zero_max);
+  }
   zero_flags = allocated ? LIBNBD_CMD_FLAG_NO_HOLE : 0;
   dst_is_zero = destination_is_zero;
 
@@ -903,6 +1016,9 @@ main (int argc, char *argv[])
     die ("cannot allocate %u requests of %" PRIu64 " bytes: %s",
          requests, request_size, strerror (errno));
   ring->verbose = verbose;
+  pieces = calloc (requests, sizeof *pieces);
+  if (pieces == NULL)
+    die ("calloc: %s", strerror (errno));
   /* Block status goes to one connection of each server: each map is
    * one sequence.  The destination's is needed only to skip holes that
    * are already there, which --allocated forbids.
@@ -974,5 +1090,6 @@ main (int argc, char *argv[])
   extents_free (&read_map);
   extents_free (&dst_map);
   ring_free (ring);
+  free (pieces);
   return EXIT_SUCCESS;
 }
