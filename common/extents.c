@@ -33,9 +33,10 @@ append (struct extent_map *map, uint64_t length, bool zero)
   return 0;
 }
 
-/* One reply's extents: entries holds pairs, a length and its flags.  A
- * server may describe more than it was asked: clip to the range asked
- * for, so that the map stays contiguous.
+/* One reply's extents from offset: entries holds pairs, a length and
+ * its flags, clipped to the range asked for, as a server may describe
+ * more.  A second call for one command (a buggy server, see
+ * nbd_block_status(3)) starts behind the map's end: it is ignored.
  */
 static int
 extent_cb (void *user_data, const char *metacontext, uint64_t offset,
@@ -45,7 +46,8 @@ extent_cb (void *user_data, const char *metacontext, uint64_t offset,
   uint64_t req_end = map->req_offset + map->req_length, length;
   size_t i;
 
-  if (*error || strcmp (metacontext, LIBNBD_CONTEXT_BASE_ALLOCATION) != 0)
+  if (*error || offset != map->end ||
+      strcmp (metacontext, LIBNBD_CONTEXT_BASE_ALLOCATION) != 0)
     return 0;
   for (i = 0; i + 1 < nr_entries && map->end < req_end; i += 2) {
     length = entries[i] < req_end - map->end ? entries[i] : req_end - map->end;
@@ -63,9 +65,7 @@ status_done (void *user_data, int *error)
   struct extent_map *map = user_data;
 
   map->in_flight = false;
-  /* A reply that describes nothing would stall the reader forever;
-   * treat it like a failure, so that the range is read as data.
-   */
+  /* An empty reply would stall the reader: fail it, read it as data. */
   map->error = *error == 0 && map->end == map->req_offset ? EPROTO : *error;
   return 1;
 }
