@@ -23,7 +23,8 @@ flush_done (void *user_data, int *error)
 }
 
 bool
-flush_advance (struct flush *f, struct nbd_handle *nbd, const char *name)
+flush_advance (struct flush *f, struct nbd_handle *nbd, const char *name,
+               struct stop *s)
 {
   nbd_completion_callback cb = { .callback = flush_done, .user_data = f };
 
@@ -37,14 +38,17 @@ flush_advance (struct flush *f, struct nbd_handle *nbd, const char *name)
     }
     else {
       debug ("%s: flush", name);
-      if (nbd_aio_flush (nbd, cb, 0) == -1)
-        die ("%s: flush: %s", name, nbd_get_error ());
-      f->state = FLUSH_IN_FLIGHT;
+      if (nbd_aio_flush (nbd, cb, 0) == -1) {
+        stop_fail (s, "%s: flush: %s", name, nbd_get_error ());
+        f->state = FLUSH_DONE;
+      }
+      else
+        f->state = FLUSH_IN_FLIGHT;
     }
   }
   if (f->state != FLUSH_DONE)
     return false;
   if (f->error)
-    die ("%s: flush failed: %s", name, strerror (f->error));
+    stop_fail (s, "%s: flush failed: %s", name, strerror (f->error));
   return true;
 }

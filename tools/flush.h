@@ -14,6 +14,8 @@
 
 #include <libnbd.h>
 
+#include "stop.h"
+
 enum flush_state { FLUSH_NONE, FLUSH_IN_FLIGHT, FLUSH_DONE };
 
 struct flush {
@@ -22,11 +24,13 @@ struct flush {
 };
 
 /* Call from the prepare callback once all writes have completed.  The
- * first call starts the flush; it returns true once the flush is done
+ * first call starts the flush; it returns true once the flush is over
  * (at once for a server that does not advertise flush, which must not
- * be sent one) and dies with the server's error if the flush failed.
+ * be sent one).  A flush that failed, or that libnbd would not send,
+ * is a failure for s (tools/stop.h), so that the program still leaves
+ * its servers with a clean disconnect.
  */
 bool flush_advance (struct flush *f, struct nbd_handle *nbd,
-                     const char *name);
+                    const char *name, struct stop *s);
 
 #endif /* NBD_LIBEV_EXAMPLES_FLUSH_H */

@@ -319,7 +319,7 @@ finish_copy (void)
   if (next_offset < size || ring->in_use > 0)
     return false;
   return !want_flush ||
-    flush_advance (&flush, dst.v[0]->glue.nbd, "destination");
+    flush_advance (&flush, dst.v[0]->glue.nbd, "destination", &stop);
 }
 
 /* Once stopping: true when no command is in flight on any connection.
@@ -336,7 +336,7 @@ finish_stop (void)
    */
   return stop.signum == 0 || !want_flush || !conn_ready (dst.v[0]) ||
     ring_first_failed (ring) != NULL ||
-    flush_advance (&flush, dst.v[0]->glue.nbd, "destination");
+    flush_advance (&flush, dst.v[0]->glue.nbd, "destination", &stop);
 }
 
 /* For the timeout message: the oldest command still waiting on c. */
@@ -678,7 +678,10 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
    */
   if (!stop_requested (&stop) && (slot = first_failure ()) != NULL)
     slot_failed (slot);
-  if (stop_requested (&stop) ? finish_stop () : finish_copy ())
+  /* A failed flush ends the copy as a failure: stop at once. */
+  if ((!stop_requested (&stop) && finish_copy () &&
+       !stop_requested (&stop)) ||
+      (stop_requested (&stop) && finish_stop ()))
     ev_break (loop, EVBREAK_ALL);
   server_update (&src);
   server_update (&dst);
