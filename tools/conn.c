@@ -278,19 +278,30 @@ conn_check (const struct conn *c, struct stop *s)
 }
 
 int
-conn_issue_errno (void)
+conn_issue_errno (struct conn *c)
 {
   int err = nbd_get_errno ();
 
-  return err != 0 ? err : EIO;
+  if (err == 0)
+    err = EIO;
+  if (c->refused_errno == 0) {
+    c->refused_errno = err;
+    snprintf (c->refused, sizeof c->refused, "%s", nbd_get_error ());
+  }
+  return err;
 }
 
 const char *
-conn_strerror (int err)
+conn_strerror (const struct conn *c, int err)
 {
-  if (err == ESHUTDOWN)
-    return "the server is shutting down";
-  return strerror (err);
+  static char text[512];
+  const char *s = err == ESHUTDOWN ? "the server is shutting down"
+    : strerror (err);
+
+  if (c == NULL || err != c->refused_errno || c->refused[0] == '\0')
+    return s;
+  snprintf (text, sizeof text, "%s (%s)", s, c->refused);
+  return text;
 }
 
 /* True once c needs nothing more from the loop to close. */

@@ -103,6 +103,8 @@ struct conn {
                                    ending the program */
   bool closing;                 /* disconnecting: waiting for the close */
   char failure[256];            /* why the server was given up, or "" */
+  int refused_errno;            /* the first command libnbd refused: */
+  char refused[256];            /* its errno and libnbd's message */
 };
 
 /* Open a handle and start connecting it to img (tools/image.h), in
@@ -151,16 +153,20 @@ bool conn_ready (const struct conn *c);
 void conn_close_all (struct conn *const conns[], size_t n,
                      const struct stop *s);
 
-/* The errno to record for a command that libnbd refused to start
+/* The errno to record for a command that libnbd refused to start on c
  * (EIO if libnbd gave none): the slot then fails like any other
- * command, and the program stops cleanly instead of dying.
+ * command, and the program stops cleanly instead of dying.  The first
+ * refusal's message (nbd_get_error) is kept for conn_strerror.
  */
-int conn_issue_errno (void);
+int conn_issue_errno (struct conn *c);
 
-/* The text for a failed command's errno.  NBD servers answer commands
- * with ESHUTDOWN while they shut down, which strerror words for sockets.
+/* The text for a command on c that failed with err.  NBD servers
+ * answer commands with ESHUTDOWN while they shut down, which strerror
+ * words for sockets.  If libnbd refused a command on c with err, its
+ * own message follows, as the errno alone ("Invalid argument") says
+ * little.  The text stays valid until the next call.
  */
-const char *conn_strerror (int err);
+const char *conn_strerror (const struct conn *c, int err);
 
 /* Stop both watchers; the handle stays open. */
 void conn_stop (struct conn *c);

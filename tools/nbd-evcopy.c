@@ -154,7 +154,7 @@ start_read (struct slot *slot)
   slot_debug (slot, "read");
   if (nbd_aio_pread (((struct conn *) slot->conn)->glue.nbd, slot->buf,
                      slot->length, slot->offset, cb, 0) == -1)
-    ring_complete (slot, conn_issue_errno ());
+    ring_complete (slot, conn_issue_errno (slot->conn));
 }
 
 static void
@@ -169,7 +169,7 @@ start_write (struct slot *slot)
   slot_debug (slot, "write");
   if (nbd_aio_pwrite (((struct conn *) slot->conn)->glue.nbd, slot->buf,
                       slot->length, slot->offset, cb, 0) == -1)
-    ring_complete (slot, conn_issue_errno ());
+    ring_complete (slot, conn_issue_errno (slot->conn));
 }
 
 /* Zero the slot's range, one piece at a time: a command of at most
@@ -207,7 +207,7 @@ zero_piece (struct slot *slot)
   else
     slot_debug (slot, op_names[slot->kind]);
   if (r == -1)
-    ring_complete (slot, conn_issue_errno ());
+    ring_complete (slot, conn_issue_errno (slot->conn));
 }
 
 static void
@@ -285,12 +285,13 @@ slot_failed (const struct slot *slot)
     stop_fail (&stop, "%s: %s failed at offset %" PRIu64 " length %" PRIu64
              ": %s", ((const struct conn *) slot->conn)->name,
              op_names[slot->kind], pieces[slot->index].at,
-             pieces[slot->index].length, conn_strerror (slot->error));
+             pieces[slot->index].length,
+             conn_strerror (slot->conn, slot->error));
   else
     stop_fail (&stop, "%s: %s failed at offset %" PRIu64 " length %" PRIu64
              ": %s", ((const struct conn *) slot->conn)->name,
              op_names[slot->kind], slot->offset, slot->length,
-             conn_strerror (slot->error));
+             conn_strerror (slot->conn, slot->error));
 }
 
 /* A slot's last command is done: count it and give the slot back.

@@ -142,7 +142,7 @@ start_read (uint64_t offset, uint64_t length)
   slot_debug (slot, "read");
   if (nbd_aio_pread (((struct conn *) slot->conn)->glue.nbd, slot->buf,
                      length, offset, cb, 0) == -1)
-    ring_complete (slot, conn_issue_errno ());
+    ring_complete (slot, conn_issue_errno (slot->conn));
 }
 
 /* A zero run needs no I/O and no hashing: the slot is done the moment
@@ -241,7 +241,8 @@ slot_failed (const struct slot *slot, const char *what)
   slot_debug (slot, "failed");
   stop_fail (&stop, "%s: %s failed at offset %" PRIu64 " length %" PRIu64
              ": %s", ((const struct conn *) slot->conn)->name, what,
-             slot->offset, slot->length, conn_strerror (slot->error));
+             slot->offset, slot->length,
+             conn_strerror (slot->conn, slot->error));
 }
 
 /* Give slots to the hash threads in issue order, which is offset order,
