@@ -52,6 +52,7 @@
 #include "extents.h"
 #include "iszero.h"
 #include "flush.h"
+#include "depth.h"
 #include "image.h"
 #include "options.h"
 #include "ring.h"
@@ -123,8 +124,13 @@ static bool dst_has_map;        /* dst_map tells where it reads as zero */
 static bool dst_can_zero;
 static uint32_t zero_flags;     /* 0 (may punch holes) or NO_HOLE */
 static uint64_t zero_max;       /* the longest zero command to send */
-/* Per slot of a zero range: the piece in flight, [at, at + length). */
-static struct piece { uint64_t at, length; } *pieces;
+/* Per slot: of a zero range, the piece in flight, [at, at + length);
+ * of any, when it was taken and what the depth had seen delivered then.
+ */
+static struct piece {
+  uint64_t at, length, taken_ns, delivered;
+} *pieces;
+static struct depth depth;      /* requests in flight and their size */
 static bool want_flush;
 static struct flush flush;
 static struct progress progress;
@@ -294,6 +300,18 @@ slot_failed (const struct slot *slot)
              conn_strerror (slot->conn, slot->error));
 }
 
+/* A data slot is over: its round trip and bytes go to the depth's
+ * estimates.  Zero commands and skipped ranges do not: they move no
+ * data, and one zero command of gigabytes would pass for a huge rate.
+ */
+static void
+sample (const struct slot *slot)
+{
+  if (slot->flags & HASH_DATA)
+    depth_sample (&depth, slot->length, pieces[slot->index].taken_ns,
+                  pieces[slot->index].delivered, now_ns ());
+}
+
 /* A slot's last command is done: count it and give the slot back.
  * With --checksum a slot is given back only in offset order, once its
  * data or zeroes are in the hash (retire_hashed).
@@ -305,6 +323,7 @@ finish (struct slot *slot)
     slot->state = SLOT_DONE;
     return;
   }
+  sample (slot);
   bytes_done += slot->length;
   progress_update (&progress, bytes_done);
   ring_release (slot);
@@ -553,11 +572,12 @@ start_pieces (void)
       progress_update (&progress, bytes_done);
       continue;
     }
-    slot = ring_take (ring, next_offset, length);
-    if (slot == NULL)
+    if (ring->in_use >= depth.requests)
       break;
+    slot = ring_take (ring, next_offset, length);
     next_offset += length;
-    slot->flags = 0;            /* the slot's last use left its own */
+    pieces[slot->index].taken_ns = now_ns ();
+    pieces[slot->index].delivered = depth.delivered;
     if (work == WORK_SKIP)
       skip_slot (slot);
     else if (work == WORK_ZERO)
@@ -597,6 +617,7 @@ retire_hashed (void)
     else
       break;
     slot_debug (slot, "retired");
+    sample (slot);
     bytes_done += slot->length;
     progress_update (&progress, bytes_done);
     ring_retire_head (ring);
@@ -670,6 +691,13 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
     }
   }
 
+  /* Once an epoch, the depth follows the estimates (tools/depth.h). */
+  if (!stop_requested (&stop) && depth_update (&depth, now_ns ())) {
+    request_size = depth.request_size;
+    debug ("depth: %u requests of %" PRIu64 " bytes (%.0f MB/s, shortest "
+           "round trip %.3f ms)", depth.requests, depth.request_size,
+           depth.btlbw / 1e6, depth.rtprop_ns / 1e6);
+  }
   do
     start_pieces ();
   while (checksum && !stop_requested (&stop) && retire_hashed () > 0);
@@ -845,7 +873,10 @@ main (int argc, char *argv[])
     SHARED_LONG_OPTIONS,
     { NULL }
   };
-  unsigned requests = DEFAULT_REQUESTS;
+  unsigned requests = DEFAULT_REQUESTS, max_requests;
+  bool requests_given = false;
+  uint64_t max_size;
+  char adapt[64];
   /* Reads need no zeroing by libnbd (pread_initialize false): a failed
    * read stops the copy, and its buffer is never written.  The
    * destination is asked for extents too, to find out whether it
@@ -874,6 +905,7 @@ main (int argc, char *argv[])
     switch (c) {
     case OPT_REQUESTS:
       requests = option_requests (optarg);
+      requests_given = true;
       break;
     case OPT_REQUEST_SIZE:
       request_size = option_request_size (optarg);
@@ -955,8 +987,17 @@ main (int argc, char *argv[])
              "size (%" PRIu64 " bytes)", request_size, block_size);
       request_size = block_size;
     }
+  }
+  /* The most the depth may grow to (tools/depth.h), before the
+   * servers' own limits.
+   */
+  max_size = request_size_given ? request_size
+    : MAX (request_size, ADAPT_MAX_SIZE);
+  max_requests = requests_given ? requests
+    : MAX (requests, MIN (MAX_REQUESTS, ADAPT_MEMORY / max_size));
+  if (checksum) {
     ordered_hash_setup (&hash, digest, block_size);
-    ordered_hash_check (&hash, requests, request_size);
+    ordered_hash_check (&hash, max_requests, max_size);
   }
 
   /* Connect both ends and check every limit before the first byte is
@@ -990,6 +1031,17 @@ main (int argc, char *argv[])
                                      request_size, checksum ? block_size : 1);
   }
   size = check_copy (src.v[0]->glue.nbd, dst.v[0]->glue.nbd, request_size);
+  /* Requests grow by doubling, within both servers' maximum. */
+  if (!request_size_given) {
+    while (max_size > request_size &&
+           ((max_block_size (src.v[0]->glue.nbd) > 0 &&
+             max_size > max_block_size (src.v[0]->glue.nbd)) ||
+            (max_block_size (dst.v[0]->glue.nbd) > 0 &&
+             max_size > max_block_size (dst.v[0]->glue.nbd))))
+      max_size /= 2;
+    max_size = MAX (max_size, request_size);
+  }
+  depth_init (&depth, requests, request_size, max_requests, max_size);
   /* Both are powers of two, so the larger is a multiple of the other. */
   block = MAX (min_block_size (src.v[0]->glue.nbd),
                min_block_size (dst.v[0]->glue.nbd));
@@ -1015,12 +1067,12 @@ main (int argc, char *argv[])
   /* With --checksum, slots are given back in offset order, so that the
    * hash is fed in order.
    */
-  ring = ring_new (requests, request_size);
+  ring = ring_new (max_requests, max_size);
   if (ring == NULL)
     die ("cannot allocate %u requests of %" PRIu64 " bytes: %s",
-         requests, request_size, strerror (errno));
+         max_requests, max_size, strerror (errno));
   ring->verbose = verbose;
-  pieces = calloc (requests, sizeof *pieces);
+  pieces = calloc (max_requests, sizeof *pieces);
   if (pieces == NULL)
     die ("calloc: %s", strerror (errno));
   /* Block status goes to one connection of each server: each map is
@@ -1032,9 +1084,14 @@ main (int argc, char *argv[])
     handle_extents (&dst_map, dst.v[0]->glue.nbd, "destination");
     dst_has_map = dst_map.supported;
   }
+  if (max_requests == requests && max_size == request_size)
+    snprintf (adapt, sizeof adapt, "fixed");
+  else
+    snprintf (adapt, sizeof adapt, "adapting up to %u of %" PRIu64,
+              max_requests, max_size);
   debug ("copying %" PRIu64 " bytes with %u requests of %" PRIu64
-         " bytes, block size %" PRIu64 ", zero extents %s", size, requests,
-         request_size, block,
+         " bytes (%s), block size %" PRIu64 ", zero extents %s", size,
+         requests, request_size, adapt, block,
          !read_map.supported ? "unknown (no block status): every byte read"
          : dst_is_zero ? "skipped" : allocated ? "zeroed with NO_HOLE"
          : dst_has_map ? "skipped where the destination reads as zeroes, "

@@ -11,6 +11,7 @@ tools_nbd_evcopy_SOURCES = \
 	$(COMMON_POOL) \
 	$(COMMON_RING) \
 	$(TOOLS_CONN) \
+	$(TOOLS_DEPTH) \
 	$(TOOLS_FLUSH) \
 	$(TOOLS_HANDLE) \
 	$(TOOLS_IMAGE) \

@@ -35,6 +35,15 @@
  */
 #define DEFAULT_REQUEST_SIZE (256 * 1024)
 
+/* Unless --requests or --request-size fix them, the tools adapt both
+ * while they run (tools/depth.h): requests grow up to ADAPT_MAX_SIZE
+ * (libnbd's copy-libev uses 1 MiB, and larger ones only delay the
+ * first write), and their number up to what ADAPT_MEMORY of buffers
+ * hold, which bounds the memory at any delay.
+ */
+#define ADAPT_MAX_SIZE (1024 * 1024)
+#define ADAPT_MEMORY (256 * 1024 * 1024)
+
 /* Requests in flight: at most 256.  256 x 32 MiB is already 8 GiB of
  * buffers, far past the point where more requests help.
  */

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# nbd-evcopy adapts the requests in flight and their size to the servers
+# (tools/depth.h), without judging speed:
+#  - against servers that answer each read and write after 10 ms
+#    (nbdkit's delay filter) the bytes in flight grow past the starting
+#    16 x 256 KiB, -v says each change, and the copy is exact;
+#  - against servers that answer at once they stay within the bound
+#    (ADAPT_MEMORY, 256 MiB of buffers) and do not run away;
+#  - --requests and --request-size, given, fix the values: no change.
+source "$abs_top_srcdir/tests/functions.sh"
+requires nbdkit nbdcopy
+requires_nbdkit_filter delay
+
+size=256M
+start_nbdkit src -r --filter=delay sparse-random $size seed=23 percent=90 delay-read=10ms
+start_nbdkit dst --filter=delay memory $size delay-write=10ms delay-zero=10ms
+read_back "$src" "$tmpdir/src.img"
+
+# most_in_flight FILE: the largest requests x size in FILE's depth lines.
+most_in_flight ()
+{
+  sed -n 's/.* depth: \([0-9]*\) requests of \([0-9]*\) bytes .*/\1 \2/p' "$1" |
+    awk 'BEGIN { m = 0 } { if ($1 * $2 > m) m = $1 * $2 } END { print m }'
+}
+
+nbd-evcopy -v "$src" "$dst" 2>"$tmpdir/v" || fail "copy failed: $(grep -v slot "$tmpdir/v")"
+read_back "$dst" "$tmpdir/dst.img"
+cmp "$tmpdir/src.img" "$tmpdir/dst.img" || fail "the copy differs"
+grep -q 'with 16 requests of 262144 bytes (adapting up to 256 of 1048576)' "$tmpdir/v" ||
+  fail "no -v line for the starting depth"
+most=$(most_in_flight "$tmpdir/v")
+[ "$most" -gt $((16 * 262144)) ] ||
+  fail "against a delayed server the depth did not grow: $(grep depth: "$tmpdir/v")"
+[ "$most" -le $((256 * 1024 * 1024)) ] || fail "more than 256 MiB in flight: $most"
+
+# Explicit options: fixed, and no change said.
+stop_server dst
+start_nbdkit dst --filter=delay memory $size delay-write=10ms delay-zero=10ms
+nbd-evcopy -v --requests=8 --request-size=64k "$src" "$dst" 2>"$tmpdir/v" ||
+  fail "copy with explicit options failed"
+grep -q 'with 8 requests of 65536 bytes (fixed)' "$tmpdir/v" ||
+  fail "no -v line for the fixed depth"
+! grep -q ' depth: ' "$tmpdir/v" || fail "explicit options changed: $(grep depth: "$tmpdir/v")"
+read_back "$dst" "$tmpdir/dst.img"
+cmp "$tmpdir/src.img" "$tmpdir/dst.img" || fail "the copy with explicit options differs"
+
+# One of the two given: only the other adapts.
+stop_server dst
+start_nbdkit dst --filter=delay memory $size delay-write=10ms delay-zero=10ms
+nbd-evcopy -v --requests=8 "$src" "$dst" 2>"$tmpdir/v" || fail "copy with --requests failed"
+sed -n 's/.* depth: \([0-9]*\) requests of .*/\1/p' "$tmpdir/v" | grep -v '^8$' &&
+  fail "--requests=8 was not kept"
+
+# Servers that answer at once: the depth stays bounded.
+stop_server src dst
+start_nbdkit src -r sparse-random $size seed=23 percent=90
+start_nbdkit dst memory $size
+nbd-evcopy -v "$src" "$dst" 2>"$tmpdir/v" || fail "fast copy failed"
+most=$(most_in_flight "$tmpdir/v")
+[ "$most" -le $((64 * 1048576)) ] ||
+  fail "against fast servers the depth ran away to $most bytes: $(grep depth: "$tmpdir/v")"
+read_back "$dst" "$tmpdir/dst.img"
+cmp "$tmpdir/src.img" "$tmpdir/dst.img" || fail "the fast copy differs"

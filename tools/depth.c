@@ -1,0 +1,108 @@
+/* nbd-libev-examples: how many bytes to keep in flight.  See depth.h. */
+
+#include <config.h>
+
+#include <stdint.h>
+
+#include "depth.h"
+
+void
+depth_init (struct depth *d, unsigned requests, uint64_t request_size,
+            unsigned max_requests, uint64_t max_size)
+{
+  *d = (struct depth) {
+    .requests = requests, .request_size = request_size,
+    .min_requests = requests, .max_requests = max_requests,
+    .min_size = request_size, .max_size = max_size, .startup = true,
+  };
+}
+
+void
+depth_sample (struct depth *d, uint64_t bytes, uint64_t start_ns,
+              uint64_t delivered_at_start, uint64_t now_ns)
+{
+  uint64_t rtt = now_ns - start_ns;
+  double rate;
+
+  if (d->epoch_start_ns == 0)
+    d->epoch_start_ns = start_ns;
+  d->delivered += bytes;
+  /* BBR's delivery rate: what was delivered while this slot was out,
+   * over how long it was out.  It is the rate of the depth the slot
+   * was taken at, not mixed with later changes.
+   */
+  rate = (d->delivered - delivered_at_start) * 1e9 / (rtt > 0 ? rtt : 1);
+  if (rate > d->epoch_rate)
+    d->epoch_rate = rate;
+  if (d->epoch_rtt_ns == 0 || rtt < d->epoch_rtt_ns)
+    d->epoch_rtt_ns = rtt;
+}
+
+/* The estimates over the last DEPTH_EPOCHS epochs: the highest rate
+ * and the shortest round trip, each as BBR keeps them.
+ */
+static void
+estimate (struct depth *d)
+{
+  unsigned i, n = d->epochs < DEPTH_EPOCHS ? d->epochs : DEPTH_EPOCHS;
+
+  d->btlbw = 0;
+  d->rtprop_ns = 0;
+  for (i = 0; i < n; i++) {
+    if (d->rate[i] > d->btlbw)
+      d->btlbw = d->rate[i];
+    if (d->rtprop_ns == 0 || d->rtt_ns[i] < d->rtprop_ns)
+      d->rtprop_ns = d->rtt_ns[i];
+  }
+}
+
+bool
+depth_update (struct depth *d, uint64_t now_ns)
+{
+  uint64_t length, size;
+  unsigned slot, requests;
+  double target;
+
+  d->changed = false;
+  if (d->epoch_start_ns == 0 || d->epoch_rtt_ns == 0)
+    return false;               /* nothing measured yet */
+  length = now_ns - d->epoch_start_ns;
+  if (length < EPOCH_MIN_NS || length < EPOCH_RTTS * d->epoch_rtt_ns)
+    return false;
+
+  slot = d->epochs++ % DEPTH_EPOCHS;
+  d->rate[slot] = d->epoch_rate;
+  d->rtt_ns[slot] = d->epoch_rtt_ns;
+  d->epoch_start_ns = now_ns;
+  d->epoch_rate = 0;
+  d->epoch_rtt_ns = 0;
+  /* Startup ends once the rate has grown by less than a quarter in
+   * three epochs running: then the path is full (BBR's "full
+   * bandwidth reached").
+   */
+  if (d->startup) {
+    if (d->rate[slot] >= 1.25 * d->full_rate) {
+      d->full_rate = d->rate[slot];
+      d->flat_epochs = 0;
+    }
+    else if (++d->flat_epochs >= 3)
+      d->startup = false;
+  }
+  estimate (d);
+
+  /* What the path holds, times the gain: larger requests first, up to
+   * the most that min_requests of them need, then more requests.
+   */
+  target = (d->startup ? STARTUP_GAIN : STEADY_GAIN) *
+    d->btlbw * d->rtprop_ns / 1e9;
+  size = d->min_size;
+  while (size < d->max_size && size * d->min_requests < target)
+    size *= 2;
+  requests = d->min_requests;
+  while (requests < d->max_requests && (double) requests * size < target)
+    requests++;
+  d->changed = size != d->request_size || requests != d->requests;
+  d->request_size = size;
+  d->requests = requests;
+  return d->changed;
+}

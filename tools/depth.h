@@ -1,0 +1,90 @@
+/* nbd-libev-examples: how many bytes to keep in flight, found while
+ * the program runs.
+ *
+ * A copy's speed is the bytes in flight divided by the time each
+ * request takes to come back.  Against a server on the same machine a
+ * request returns in well under a millisecond, and 16 requests of
+ * 256 KiB keep it busy; against one that answers after 10 ms (a server
+ * across a network, remote storage) the same 4 MiB in flight move at
+ * most 4 MiB per round trip.  No fixed setting suits both, so the tools
+ * measure and adjust, in the way TCP's BBR congestion control does
+ * (Cardwell et al., "BBR: Congestion-Based Congestion Control", ACM
+ * Queue 14(5), 2016):
+ *
+ *  - The round trip (RTprop): the shortest time a slot took from being
+ *    taken to being given back, over the last few epochs.  Queueing
+ *    only ever adds to it, so the shortest is the path's own.
+ *  - The bottleneck rate (BtlBw): the highest delivery rate in the last
+ *    few epochs, a slot's rate being the bytes delivered while it was
+ *    out over the time it was out.
+ *  - Their product is what the path holds; a multiple of it (the gain)
+ *    is kept in flight, so that while more depth still brings more
+ *    rate, each epoch's measured rate is higher and the depth grows
+ *    again, and once the rate stops growing, the depth stops growing
+ *    with it.  While starting, the gain is BBR's startup gain, 2/ln 2,
+ *    which doubles the rate every round trip; once three epochs
+ *    running brought less than a quarter more rate, it is 2.
+ *
+ * An epoch lasts EPOCH_RTTS round trips, and at least EPOCH_MIN_NS:
+ * long enough for a rate, short enough to ramp up in a fraction of a
+ * second against a server 10 ms away.  Bytes in
+ * flight come first from larger requests (up to max_size, within the
+ * servers' maximum block sizes), then from more of them (up to
+ * max_requests), never below the starting values, so that a server that
+ * answers at once is driven exactly as with the fixed defaults.  The
+ * buffers are allocated once for the most: max_requests x max_size is
+ * the bound on memory.  An option given explicitly (--requests,
+ * --request-size) fixes its value.  No libnbd, no libev: the program
+ * passes in the times.  docs/techniques.md has the figures.
+ */
+
+#ifndef NBD_LIBEV_EXAMPLES_DEPTH_H
+#define NBD_LIBEV_EXAMPLES_DEPTH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define DEPTH_EPOCHS 4          /* the window of the estimates */
+#define EPOCH_RTTS 2
+#define EPOCH_MIN_NS 20000000   /* 20 ms */
+#define STARTUP_GAIN 2.885      /* 2 / ln 2 */
+#define STEADY_GAIN 2.0
+
+struct depth {
+  unsigned requests;            /* slots that may be in use now */
+  uint64_t request_size;        /* bytes per data request now */
+  unsigned min_requests, max_requests;
+  uint64_t min_size, max_size;
+  bool changed;                 /* the last depth_update changed them */
+  uint64_t epoch_start_ns;      /* 0: no epoch started yet */
+  uint64_t delivered;           /* bytes of all slots sampled */
+  double epoch_rate;            /* the highest delivery rate this epoch */
+  uint64_t epoch_rtt_ns;        /* shortest round trip this epoch */
+  uint64_t rtt_ns[DEPTH_EPOCHS]; /* the last epochs' shortest */
+  double rate[DEPTH_EPOCHS];    /* the last epochs' bytes per second */
+  unsigned epochs;              /* epochs ended */
+  bool startup;                 /* still looking for the most rate */
+  double full_rate;             /* startup: the rate to beat by 25% */
+  unsigned flat_epochs;         /* startup: epochs that did not */
+  double btlbw, rtprop_ns;      /* the estimates, for messages */
+};
+
+/* Start at requests of request_size, and go no further than
+ * max_requests of max_size.  A value that must not change is passed as
+ * its own maximum.  All sizes are powers of two.
+ */
+void depth_init (struct depth *d, unsigned requests, uint64_t request_size,
+                 unsigned max_requests, uint64_t max_size);
+
+/* A slot's work is over: bytes moved, taken at start_ns when
+ * d->delivered was delivered_at_start, and now now_ns.
+ */
+void depth_sample (struct depth *d, uint64_t bytes, uint64_t start_ns,
+                   uint64_t delivered_at_start, uint64_t now_ns);
+
+/* At most once an epoch, turn the estimates into requests and
+ * request_size.  True if either changed.
+ */
+bool depth_update (struct depth *d, uint64_t now_ns);
+
+#endif /* NBD_LIBEV_EXAMPLES_DEPTH_H */
