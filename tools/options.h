@@ -17,9 +17,10 @@
 
 #include "image.h"
 
-/* nbd-evcopy's requests in flight.  About 16 keeps both servers busy,
- * as reported on the libnbd list (libnbd's copy-libev uses 16); more
- * only add memory and latency per request.
+/* nbd-evcopy's requests in flight to start with.  About 16 keeps
+ * servers that answer at once busy, as reported on the libnbd list
+ * (libnbd's copy-libev uses 16); against servers that answer late,
+ * nbd-evcopy adds more as it measures (tools/depth.h).
  */
 #define DEFAULT_REQUESTS 16
 
