@@ -39,8 +39,8 @@ restart ()
   start_nbdkit dst memory 4G
 }
 
-read_msg='^[a-z-]+: source( connection [0-9]+)?: no reply from the server for 2 s; oldest command in flight: read at offset [0-9]+ length 262144$'
-write_msg='^[a-z-]+: destination( connection [0-9]+)?: no reply from the server for 2 s; oldest command in flight: write at offset [0-9]+ length 262144$'
+read_msg='^[a-z-]+: source( connection [0-9]+)?: no reply from the server for 2 s; oldest command in flight: read at offset [0-9]+ length (262144|524288|1048576)$'
+write_msg='^[a-z-]+: destination( connection [0-9]+)?: no reply from the server for 2 s; oldest command in flight: write at offset [0-9]+ length (262144|524288|1048576)$'
 
 # $prog is split on purpose: the program and its options.
 for prog in "nbd-evcopy --no-extents --no-sparse" nbd-evcopy; do
