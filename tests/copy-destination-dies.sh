@@ -23,7 +23,7 @@ for opts in "--no-extents --no-sparse" ""; do
         "$tmpdir/err" || fail "unexpected message"
     else
       expect_error "nbd-evcopy: destination" nbd-evcopy $opts "$src" "$dst"
-      grep -Eq "^nbd-evcopy: destination( connection [0-9]+)?: (connection lost: the server closed it|write failed at offset [0-9]+ length 262144: the server is shutting down)\$" \
+      grep -Eq "^nbd-evcopy: destination( connection [0-9]+)?: (connection lost: the server closed it|write failed at offset [0-9]+ length [0-9]+: the server is shutting down)\$" \
         "$tmpdir/err" || fail "unexpected message"
     fi
     wait

@@ -13,7 +13,7 @@ size=$((64 * 1024 * 1024))
 log="$tmpdir/log"
 nbdkit -U - --filter=log --filter=checkwrite \
        sparse-random $size seed=7 percent=30 logfile="$log" \
-       --run 'nbd-evcopy --no-extents --no-sparse --requests=1 "$uri" "$uri"' ||
+       --run 'nbd-evcopy --no-extents --no-sparse --requests=1 --request-size=256k "$uri" "$uri"' ||
   fail "copy with --requests=1 failed"
 
 # In pieces of the default request size, 256 KiB.

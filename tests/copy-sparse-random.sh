@@ -21,7 +21,7 @@ for sp in "1 0" "2 1" "3 10" "4 50" "5 100"; do
   log="$tmpdir/log.$1"
   nbdkit -U - --filter=log --filter=checkwrite \
          sparse-random $size seed=$1 percent=$2 logfile="$log" \
-         --run 'nbd-evcopy --no-extents --no-sparse "$uri" "$uri"' ||
+         --run 'nbd-evcopy --no-extents --no-sparse --request-size=256k "$uri" "$uri"' ||
     fail "copy of sparse-random seed=$1 percent=$2 failed"
   log_writes "$log" >"$tmpdir/writes"
   cmp "$tmpdir/expected" "$tmpdir/writes" ||

@@ -75,7 +75,7 @@ fill_file "$tmpdir/rd.img" $size 0
 faulty_file_plugin "$tmpdir/rd.sh" "$tmpdir/rd.img" $size pread
 start_nbdkit rd sh "$tmpdir/rd.sh"
 expect_error "destination: read failed at offset 0 length 262144: Input/output error" \
-  nbd-evcopy --verify -C 1 --requests=1 "$src" "$rd"
+  nbd-evcopy --verify -C 1 --requests=1 --request-size=256k "$src" "$rd"
 
 # The verify pass needs no outside event to make progress: with
 # --timeout=0 and one request there is nothing else to wake the loop, so
