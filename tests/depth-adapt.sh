@@ -5,7 +5,9 @@
 #    (nbdkit's delay filter) the bytes in flight grow past the starting
 #    16 x 256 KiB, -v says each change, and the copy is exact;
 #  - against servers that answer at once they stay within the bound
-#    (ADAPT_MEMORY, 256 MiB of buffers) and do not run away;
+#    (ADAPT_MEMORY, 256 MiB of buffers) and do not run away, and the
+#    memory touched stays far below the buffers allocated
+#    (tools/buffers.h);
 #  - --requests and --request-size, given, fix the values: no change.
 source "$abs_top_srcdir/tests/functions.sh"
 requires nbdkit nbdcopy
@@ -15,13 +17,6 @@ size=256M
 start_nbdkit src -r --filter=delay sparse-random $size seed=23 percent=90 delay-read=10ms
 start_nbdkit dst --filter=delay memory $size delay-write=10ms delay-zero=10ms
 read_back "$src" "$tmpdir/src.img"
-
-# most_in_flight FILE: the largest requests x size in FILE's depth lines.
-most_in_flight ()
-{
-  sed -n 's/.* depth: \([0-9]*\) requests of \([0-9]*\) bytes .*/\1 \2/p' "$1" |
-    awk 'BEGIN { m = 0 } { if ($1 * $2 > m) m = $1 * $2 } END { print m }'
-}
 
 nbd-evcopy -v "$src" "$dst" 2>"$tmpdir/v" || fail "copy failed: $(grep -v slot "$tmpdir/v")"
 read_back "$dst" "$tmpdir/dst.img"
@@ -61,3 +56,9 @@ most=$(most_in_flight "$tmpdir/v")
   fail "against fast servers the depth ran away to $most bytes: $(grep depth: "$tmpdir/v")"
 read_back "$dst" "$tmpdir/dst.img"
 cmp "$tmpdir/src.img" "$tmpdir/dst.img" || fail "the fast copy differs"
+
+# 256 MiB of buffers are allocated, but only those of the slots in use
+# at once are ever touched: far less resident than 256 MiB.
+rss=$(max_rss_kib nbd-evcopy "$src" "$dst")
+[ "$rss" -lt $((128 * 1024)) ] ||
+  fail "against fast servers nbd-evcopy had $rss KiB resident"

@@ -303,3 +303,25 @@ esac
 EOF2
   chmod +x "$1"
 }
+
+# most_in_flight FILE: the largest requests x size in the -v "depth:"
+# lines of FILE (tools/depth.h), 0 if the depth never changed.
+most_in_flight ()
+{
+  sed -n 's/.* depth: \([0-9]*\) requests of \([0-9]*\) bytes .*/\1 \2/p' "$1" |
+    awk 'BEGIN { m = 0 } { if ($1 * $2 > m) m = $1 * $2 } END { print m }'
+}
+
+# max_rss_kib COMMAND...: run COMMAND, its output to /dev/null, and print
+# the most memory it ever had resident, in KiB (getrusage's ru_maxrss);
+# fails the test if the command fails.
+max_rss_kib ()
+{
+  python3 -c '
+import resource, subprocess, sys
+r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)
+if r.returncode != 0:
+    sys.exit("max_rss_kib: %s failed: %d" % (sys.argv[1], r.returncode))
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+' "$@" || fail "$* failed"
+}

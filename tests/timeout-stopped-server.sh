@@ -50,5 +50,5 @@ for prog in "nbd-evcopy --no-extents --no-sparse" nbd-evcopy; do
   stalled dst "$write_msg" $prog --timeout=2 "$src" "$dst"
 done
 restart
-stalled src '^nbd-evsum: nbd\+unix:[^ ]*( connection [0-9]+)?: no reply from the server for 2 s; oldest command in flight: read at offset [0-9]+ length 262144$' \
+stalled src '^nbd-evsum: nbd\+unix:[^ ]*( connection [0-9]+)?: no reply from the server for 2 s; oldest command in flight: read at offset [0-9]+ length [0-9]+$' \
   nbd-evsum --timeout=2 "$src"

@@ -2,7 +2,9 @@
 
 #include <config.h>
 
+#include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "depth.h"
 
@@ -105,4 +107,15 @@ depth_update (struct depth *d, uint64_t now_ns)
   d->request_size = size;
   d->requests = requests;
   return d->changed;
+}
+
+const char *
+depth_describe (const struct depth *d, char *buf, size_t len)
+{
+  if (d->max_requests == d->min_requests && d->max_size == d->min_size)
+    snprintf (buf, len, "fixed");
+  else
+    snprintf (buf, len, "adapting up to %u of %" PRIu64, d->max_requests,
+              d->max_size);
+  return buf;
 }

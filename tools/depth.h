@@ -42,6 +42,7 @@
 #define NBD_LIBEV_EXAMPLES_DEPTH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define DEPTH_EPOCHS 4          /* the window of the estimates */
@@ -86,5 +87,8 @@ void depth_sample (struct depth *d, uint64_t bytes, uint64_t start_ns,
  * request_size.  True if either changed.
  */
 bool depth_update (struct depth *d, uint64_t now_ns);
+
+/* For -v: "fixed", or how far the depth may grow. */
+const char *depth_describe (const struct depth *d, char *buf, size_t len);
 
 #endif /* NBD_LIBEV_EXAMPLES_DEPTH_H */

@@ -178,6 +178,16 @@ fit_request_size (struct nbd_handle *nbd, const char *name,
   return fit;
 }
 
+uint64_t
+fit_max_size (struct nbd_handle *nbd, uint64_t max_size, uint64_t floor)
+{
+  uint64_t max = max_block_size (nbd);
+
+  while (max > 0 && max_size > floor && max_size > max)
+    max_size /= 2;
+  return MAX (max_size, floor);
+}
+
 void
 handle_extents (struct extent_map *map, struct nbd_handle *nbd,
                 const char *name)

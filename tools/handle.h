@@ -91,6 +91,13 @@ uint64_t export_size (struct nbd_handle *nbd, const char *name);
 uint64_t fit_request_size (struct nbd_handle *nbd, const char *name,
                            uint64_t request_size, uint64_t unit);
 
+/* The largest size requests may grow to with this server: max_size,
+ * a power of two, halved until it is within the server's maximum block
+ * size, but never below floor, the size they start at.
+ */
+uint64_t fit_max_size (struct nbd_handle *nbd, uint64_t max_size,
+                       uint64_t floor);
+
 /* extents_init (common/extents.h) for a connected handle, fatal if
  * libnbd cannot tell the export's size.
  */

@@ -46,6 +46,7 @@
 
 #include <ev.h>
 
+#include "buffers.h"
 #include "conn.h"
 #include "server.h"
 #include "handle.h"
@@ -113,6 +114,7 @@ static struct server src, dst;  /* connections to each server */
 static struct extent_map read_map, dst_map;
 static struct server *reading = &src; /* where reads go */
 static struct ring *ring;
+static struct buffers buffers;  /* the slots' buffers (tools/buffers.h) */
 static uint64_t size;           /* bytes to copy: the source's size */
 static uint64_t request_size = DEFAULT_REQUEST_SIZE;
 static uint64_t block = 1;      /* both servers' minimum block size */
@@ -326,6 +328,7 @@ finish (struct slot *slot)
   sample (slot);
   bytes_done += slot->length;
   progress_update (&progress, bytes_done);
+  buffers_give (&buffers, slot);
   ring_release (slot);
 }
 
@@ -575,6 +578,7 @@ start_pieces (void)
     if (ring->in_use >= depth.requests)
       break;
     slot = ring_take (ring, next_offset, length);
+    buffers_take (&buffers, slot);
     next_offset += length;
     pieces[slot->index].taken_ns = now_ns ();
     pieces[slot->index].delivered = depth.delivered;
@@ -620,6 +624,7 @@ retire_hashed (void)
     sample (slot);
     bytes_done += slot->length;
     progress_update (&progress, bytes_done);
+    buffers_give (&buffers, slot);
     ring_retire_head (ring);
     n++;
   }
@@ -993,13 +998,12 @@ main (int argc, char *argv[])
   /* The most the depth may grow to (tools/depth.h), before the
    * servers' own limits.
    */
-  max_size = request_size_given ? request_size
-    : MAX (request_size, ADAPT_MAX_SIZE);
-  max_requests = requests_given ? requests
-    : MAX (requests, MIN (MAX_REQUESTS, ADAPT_MEMORY / max_size));
+  max_size = adapt_max_size (request_size, request_size_given);
+  max_requests = adapt_max_requests (requests, requests_given, max_size);
   if (checksum) {
     ordered_hash_setup (&hash, digest, block_size);
-    ordered_hash_check (&hash, max_requests, max_size);
+    ordered_hash_bound (&hash, requests, request_size, &max_requests,
+                        &max_size);
   }
 
   /* Connect both ends and check every limit before the first byte is
@@ -1034,15 +1038,8 @@ main (int argc, char *argv[])
   }
   size = check_copy (src.v[0]->glue.nbd, dst.v[0]->glue.nbd, request_size);
   /* Requests grow by doubling, within both servers' maximum. */
-  if (!request_size_given) {
-    while (max_size > request_size &&
-           ((max_block_size (src.v[0]->glue.nbd) > 0 &&
-             max_size > max_block_size (src.v[0]->glue.nbd)) ||
-            (max_block_size (dst.v[0]->glue.nbd) > 0 &&
-             max_size > max_block_size (dst.v[0]->glue.nbd))))
-      max_size /= 2;
-    max_size = MAX (max_size, request_size);
-  }
+  max_size = fit_max_size (src.v[0]->glue.nbd, max_size, request_size);
+  max_size = fit_max_size (dst.v[0]->glue.nbd, max_size, request_size);
   depth_init (&depth, requests, request_size, max_requests, max_size);
   /* Both are powers of two, so the larger is a multiple of the other. */
   block = MAX (min_block_size (src.v[0]->glue.nbd),
@@ -1067,12 +1064,14 @@ main (int argc, char *argv[])
   dst_is_zero = destination_is_zero;
 
   /* With --checksum, slots are given back in offset order, so that the
-   * hash is fed in order.
+   * hash is fed in order.  Slots for the most the depth may reach; their
+   * buffers come from a stack, the one used last first.
    */
-  ring = ring_new (max_requests, max_size);
-  if (ring == NULL)
+  ring = ring_new (max_requests, 0);
+  if (ring == NULL || buffers_init (&buffers, max_requests, max_size) == -1)
     die ("cannot allocate %u requests of %" PRIu64 " bytes: %s",
          max_requests, max_size, strerror (errno));
+  ring->buf_size = max_size;
   ring->verbose = verbose;
   pieces = calloc (max_requests, sizeof *pieces);
   if (pieces == NULL)
@@ -1086,14 +1085,10 @@ main (int argc, char *argv[])
     handle_extents (&dst_map, dst.v[0]->glue.nbd, "destination");
     dst_has_map = dst_map.supported;
   }
-  if (max_requests == requests && max_size == request_size)
-    snprintf (adapt, sizeof adapt, "fixed");
-  else
-    snprintf (adapt, sizeof adapt, "adapting up to %u of %" PRIu64,
-              max_requests, max_size);
   debug ("copying %" PRIu64 " bytes with %u requests of %" PRIu64
          " bytes (%s), block size %" PRIu64 ", zero extents %s", size,
-         requests, request_size, adapt, block,
+         requests, request_size, depth_describe (&depth, adapt, sizeof adapt),
+         block,
          !read_map.supported ? "unknown (no block status): every byte read"
          : dst_is_zero ? "skipped" : allocated ? "zeroed with NO_HOLE"
          : dst_has_map ? "skipped where the destination reads as zeroes, "
@@ -1153,6 +1148,7 @@ main (int argc, char *argv[])
   extents_free (&read_map);
   extents_free (&dst_map);
   ring_free (ring);
+  buffers_free (&buffers);
   free (pieces);
   return EXIT_SUCCESS;
 }

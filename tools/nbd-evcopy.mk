@@ -10,6 +10,7 @@ tools_nbd_evcopy_SOURCES = \
 	$(COMMON_ISZERO) \
 	$(COMMON_POOL) \
 	$(COMMON_RING) \
+	$(TOOLS_BUFFERS) \
 	$(TOOLS_CONN) \
 	$(TOOLS_DEPTH) \
 	$(TOOLS_FLUSH) \

@@ -71,7 +71,9 @@
 #include <ev.h>
 
 #include "blkhash.h"
+#include "buffers.h"
 #include "conn.h"
+#include "depth.h"
 #include "server.h"
 #include "handle.h"
 #include "extents.h"
@@ -82,11 +84,14 @@
 #include "stop.h"
 #include "util.h"
 
-/* Reads in flight.  Enough to keep every hash thread busy with one slot
- * while the next few are read; more only add memory, as the hashing,
- * not the server, is the bottleneck.  Each read is DEFAULT_REQUEST_SIZE
+/* Reads in flight to start with.  Against a server that answers at
+ * once, enough to keep every hash thread busy with one slot while the
+ * next few are read; more only add memory, as the hashing, not the
+ * server, is the bottleneck.  Each read is DEFAULT_REQUEST_SIZE
  * (tools/options.h), 256 KiB: 4 blocks, about 0.15 ms of SHA-256
  * for a hash thread, so handing slots over costs next to nothing.
+ * Against a server that answers late, the depth grows as the reads
+ * are measured (tools/depth.h).
  */
 #define CHECKSUM_REQUESTS 8
 
@@ -104,11 +109,17 @@ enum slot_kind { KIND_DATA, KIND_ZERO };
 static const char *image;       /* the image as the user named it */
 static struct server src;        /* connections to the server */
 static struct ring *ring;
+static struct buffers buffers;  /* the reads' buffers (tools/buffers.h) */
 static struct extent_map map;
 static struct ordered_hash sh;      /* digests on threads, fed in order */
 static uint64_t block_size = BLKHASH_BLOCK_SIZE;
 static uint64_t size;           /* the export size */
-static uint64_t request_size;
+static uint64_t request_size;  /* bytes per read now: depth.request_size */
+static struct depth depth;      /* reads in flight and their size */
+/* Per slot: when its read started, and what the depth had seen
+ * delivered then, for the sample when it completes.
+ */
+static struct read_start { uint64_t ns, delivered; } *starts;
 static uint64_t next_offset;    /* where the next slot starts */
 static uint64_t bytes_hashed;   /* everything before this is in the hash */
 static uint64_t nr_passed;      /* slots given to the pool or passed over */
@@ -130,13 +141,30 @@ slot_at (uint64_t seq)
  * slot, and the prepare callback (pump_cb) acts on it in the next loop
  * iteration.
  */
+static int
+read_done (void *user_data, int *error)
+{
+  struct slot *slot = user_data;
+  struct read_start *s = &starts[slot->index];
+
+  /* A successful read is a sample of the round trip and the rate.  The
+   * depth only counts, so it may be fed from inside the callback.
+   */
+  if (*error == 0)
+    depth_sample (&depth, slot->length, s->ns, s->delivered, now_ns ());
+  return ring_command_done (slot, error);
+}
+
 static void
 start_read (uint64_t offset, uint64_t length)
 {
   struct slot *slot = ring_take (ring, offset, length);
-  nbd_completion_callback cb = { .callback = ring_command_done,
-                                 .user_data = slot };
+  nbd_completion_callback cb = { .callback = read_done, .user_data = slot };
 
+  buffers_take (&buffers, slot);
+  starts[slot->index] = (struct read_start) {
+    .ns = now_ns (), .delivered = depth.delivered,
+  };
   slot->kind = KIND_DATA;
   slot->conn = server_pick (&src);
   slot_debug (slot, "read");
@@ -200,11 +228,11 @@ read_end (uint64_t offset)
 static void
 start_slots (void)
 {
-  uint64_t ahead = ring->nr_slots * request_size;
+  uint64_t ahead = depth.requests * request_size;
   struct extent e;
   uint64_t end;
 
-  while (next_offset < size && !ring_full (ring)) {
+  while (next_offset < size && ring->in_use < depth.requests) {
     /* Block status asks for a window of up to 4 GiB at a time, with one
      * command in flight; until the map reaches next_offset, wait for it.
      */
@@ -309,6 +337,8 @@ retire_hashed (void)
     else
       ordered_hash_feed (&sh, slot);
     slot_debug (slot, "retired");
+    if (slot->kind == KIND_DATA)
+      buffers_give (&buffers, slot);
     bytes_hashed += slot->length;
     progress_update (&progress, bytes_hashed);
     ring_retire_head (ring);
@@ -335,6 +365,13 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
     give_ready ();
     if (retire_hashed () == 0)
       break;
+  }
+  /* Once an epoch, the depth follows the estimates (tools/depth.h). */
+  if (!stop_requested (&stop) && depth_update (&depth, now_ns ())) {
+    request_size = depth.request_size;
+    debug ("depth: %u requests of %" PRIu64 " bytes (%.0f MB/s, shortest "
+           "round trip %.3f ms)", depth.requests, depth.request_size,
+           depth.btlbw / 1e6, depth.rtprop_ns / 1e6);
   }
 
   /* Stopping, on a signal or a failure: wait only for the commands in
@@ -426,8 +463,10 @@ IMAGES_HELP
 
 /* The options, set by main for checksum_image. */
 static const char *digest = BLKHASH_DIGEST;
-static unsigned requests = CHECKSUM_REQUESTS;
-static bool request_size_given; /* --request-size: checked, not fitted */
+static unsigned requests = CHECKSUM_REQUESTS, max_requests;
+static bool requests_given;     /* --requests: fixed, not adapted */
+static bool request_size_given; /* --request-size: checked, fixed */
+static uint64_t max_size;       /* the most request_size may grow to */
 /* Block status is what lets zero runs go unread. */
 static struct handle_options opts = {
   .pread_initialize = false, .want_extents = true,
@@ -445,7 +484,7 @@ static void __attribute__ ((noreturn))
 checksum_image (struct image *img)
 {
   struct blkhash hash;
-  char hex[BLKHASH_HEX_SIZE];
+  char hex[BLKHASH_HEX_SIZE], adapt[64];
   ev_prepare pump;
   struct ev_loop *loop;
 
@@ -466,19 +505,27 @@ checksum_image (struct image *img)
     request_size = fit_request_size (src.v[0]->glue.nbd, image,
                                      request_size, block_size);
   check_request_size (src.v[0]->glue.nbd, image, request_size);
+  max_size = fit_max_size (src.v[0]->glue.nbd, max_size, request_size);
+  depth_init (&depth, requests, request_size, max_requests, max_size);
   size = export_size (src.v[0]->glue.nbd, image);
   check_image_end (src.v[0]->glue.nbd, image, size);
   /* Block status goes to one connection: the map is one sequence. */
   handle_extents (&map, src.v[0]->glue.nbd, image);
 
-  ring = ring_new (requests, request_size);
-  if (ring == NULL)
+  /* Slots for the most the depth may reach, allocated once; their
+   * buffers come from a stack, the one used last first.
+   */
+  ring = ring_new (max_requests, 0);
+  starts = calloc (max_requests, sizeof *starts);
+  if (ring == NULL || starts == NULL ||
+      buffers_init (&buffers, max_requests, max_size) == -1)
     die ("cannot allocate %u requests of %" PRIu64 " bytes: %s",
-         requests, request_size, strerror (errno));
+         max_requests, max_size, strerror (errno));
+  ring->buf_size = max_size;
   ring->verbose = verbose;
   debug ("hashing %" PRIu64 " bytes with %s, %" PRIu64 "-byte blocks, "
-         "%u requests of %" PRIu64 " bytes", size, digest, block_size,
-         requests, request_size);
+         "%u requests of %" PRIu64 " bytes (%s)", size, digest, block_size,
+         requests, request_size, depth_describe (&depth, adapt, sizeof adapt));
 
   server_set_describe (&src, describe_oldest);
   ev_prepare_init (&pump, pump_cb);
@@ -502,6 +549,8 @@ checksum_image (struct image *img)
   server_close ((struct server *const []) { &src }, 1, &stop);
   extents_free (&map);
   ring_free (ring);
+  buffers_free (&buffers);
+  free (starts);
   ordered_hash_free (&sh);
   image_free (img);
   exit (EXIT_SUCCESS);
@@ -603,6 +652,7 @@ main (int argc, char *argv[])
       break;
     case OPT_REQUESTS:
       requests = option_requests (optarg);
+      requests_given = true;
       break;
     case OPT_REQUEST_SIZE:
       rs_arg = optarg;
@@ -637,7 +687,10 @@ main (int argc, char *argv[])
            PRIu64 " bytes)", rs_arg, block_size);
   }
   ordered_hash_setup (&hash, digest, block_size);
-  ordered_hash_check (&hash, requests, request_size);
+  max_size = adapt_max_size (request_size, request_size_given);
+  max_requests = adapt_max_requests (requests, requests_given, max_size);
+  ordered_hash_bound (&hash, requests, request_size, &max_requests,
+                      &max_size);
   blkhash_free (&hash);
 
   if (n == 1)

@@ -10,7 +10,9 @@ tools_nbd_evsum_SOURCES = \
 	$(COMMON_ISZERO) \
 	$(COMMON_POOL) \
 	$(COMMON_RING) \
+	$(TOOLS_BUFFERS) \
 	$(TOOLS_CONN) \
+	$(TOOLS_DEPTH) \
 	$(TOOLS_HANDLE) \
 	$(TOOLS_IMAGE) \
 	$(TOOLS_OPTIONS) \

@@ -35,6 +35,19 @@ count_option (const char *name, const char *arg, unsigned min, unsigned max,
   return v;
 }
 
+uint64_t
+adapt_max_size (uint64_t request_size, bool given)
+{
+  return given ? request_size : MAX (request_size, ADAPT_MAX_SIZE);
+}
+
+unsigned
+adapt_max_requests (unsigned requests, bool given, uint64_t max_size)
+{
+  return given ? requests
+    : MAX (requests, MIN (MAX_REQUESTS, ADAPT_MEMORY / max_size));
+}
+
 unsigned
 option_requests (const char *arg)
 {

@@ -60,6 +60,13 @@
 #define MIN_SOCKET_BUFFER 4096
 #define MAX_SOCKET_BUFFER (1024 * 1024 * 1024)
 
+/* The most the depth may grow to (tools/depth.h) before the servers'
+ * own limits: a value given explicitly is its own maximum.
+ */
+uint64_t adapt_max_size (uint64_t request_size, bool given);
+unsigned adapt_max_requests (unsigned requests, bool given,
+                             uint64_t max_size);
+
 /* --requests=N: 1 to MAX_REQUESTS. */
 unsigned option_requests (const char *arg);
 

@@ -102,6 +102,29 @@ ordered_hash_setup (struct blkhash *h, const char *digest,
   die ("digest '%s': %s", digest, strerror (errno));
 }
 
+static uint64_t
+digests_memory (const struct blkhash *hash, unsigned nr_slots,
+                uint64_t request_size)
+{
+  return nr_slots * blkhash_nr_blocks (hash, request_size) * hash->md_size;
+}
+
+void
+ordered_hash_bound (const struct blkhash *hash, unsigned requests,
+                    uint64_t request_size, unsigned *max_requests,
+                    uint64_t *max_size)
+{
+  while (*max_requests > requests &&
+         digests_memory (hash, *max_requests, *max_size) >
+         ORDERED_HASH_MAX_MEMORY)
+    *max_requests = MAX (*max_requests / 2, requests);
+  while (*max_size > request_size &&
+         digests_memory (hash, *max_requests, *max_size) >
+         ORDERED_HASH_MAX_MEMORY)
+    *max_size /= 2;
+  ordered_hash_check (hash, *max_requests, *max_size);
+}
+
 void
 ordered_hash_check (const struct blkhash *hash, unsigned nr_slots,
                     uint64_t request_size)

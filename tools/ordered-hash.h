@@ -85,6 +85,16 @@ struct ordered_hash {
 void ordered_hash_setup (struct blkhash *h, const char *digest,
                          uint64_t block_size);
 
+/* The depth's bounds (tools/depth.h), *max_requests and *max_size,
+ * made small enough for their digest areas to fit in
+ * ORDERED_HASH_MAX_MEMORY, first by fewer requests, then by smaller
+ * ones, but never below the requests and request_size it starts at;
+ * then ordered_hash_check.
+ */
+void ordered_hash_bound (const struct blkhash *hash, unsigned requests,
+                         uint64_t request_size, unsigned *max_requests,
+                         uint64_t *max_size);
+
 /* Check that the digest areas of nr_slots slots of request_size bytes
  * fit in ORDERED_HASH_MAX_MEMORY, and die with a message naming the options
  * if not.  Before any connection, so that bad options fail first.
