@@ -11,6 +11,9 @@
 #   make bench BENCH_ONLY="2 3a"   only some comparisons
 #   make bench BENCH_RESULTS=DIR   the report elsewhere
 #   make bench BLKSUM=PATH         blkhash's blksum beside nbd-evsum
+#   make bench LIBNBD_COPY_LIBEV=PATH
+#                                  libnbd's own copy-libev example beside
+#                                  the copiers of comparison 11
 #
 # make bench-compare runs the same comparisons with two builds, OLD and
 # NEW, interleaved, and judges each command: bench/compare.sh says how.
@@ -77,6 +80,7 @@ bench: $(bin_PROGRAMS) $(noinst_PROGRAMS)
 	BENCH_RESULTS="$(BENCH_RESULTS)" \
 	BENCH_ONLY="$(BENCH_ONLY)" \
 	BLKSUM="$(BLKSUM)" \
+	LIBNBD_COPY_LIBEV="$(LIBNBD_COPY_LIBEV)" \
 	$(SHELL) $(srcdir)/bench/run.sh
 
 # Comparison 3a alone: the copy-libev lesson, nbd-evcopy, nbdcopy and
@@ -96,6 +100,7 @@ bench-compare: $(bin_PROGRAMS) $(noinst_PROGRAMS)
 	BENCH_ONLY="$(BENCH_ONLY)" \
 	BENCH_COMMANDS="$(BENCH_COMMANDS)" \
 	BLKSUM="$(BLKSUM)" \
+	LIBNBD_COPY_LIBEV="$(LIBNBD_COPY_LIBEV)" \
 	$(SHELL) $(srcdir)/bench/compare.sh
 
 .PHONY: bench bench-copy bench-compare

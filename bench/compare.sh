@@ -236,6 +236,7 @@ cleanup ()
   status=$?
   trap - EXIT INT TERM
   "$servers" stop-all || :
+  link_cleanup
   rm -rf "$BENCH_STATE" "$record" "$record".*
   exit $status
 }

@@ -195,6 +195,56 @@ blksum_row ()
   fi
 }
 
+# copy_libev_anchor_row: a row that runs libnbd's own
+# examples/copy-libev, built elsewhere (it is not packaged), if
+# LIBNBD_COPY_LIBEV names it; else a note that it is left out.
+copy_libev_anchor_row ()
+{
+  if [ -n "${LIBNBD_COPY_LIBEV:-}" ]; then
+    cmd "libnbd copy-libev" '"$LIBNBD_COPY_LIBEV" "$SRC" "$DST"'
+    note "The libnbd copy-libev row runs libnbd's examples/copy-libev.c, LIBNBD_COPY_LIBEV=$LIBNBD_COPY_LIBEV, as it comes: 16 requests of 1 MiB, one connection."
+  else
+    note "libnbd copy-libev's row is left out: LIBNBD_COPY_LIBEV is unset (make bench LIBNBD_COPY_LIBEV=/path/to/copy-libev adds it)."
+  fi
+}
+
+# The link of comparison 13: a network namespace of the run's own,
+# named after $BENCH_STATE, whose loopback is limited by a token bucket.
+link_rate=1gbit
+link_bps=1000000000
+link_ns=
+link_desc="tc qdisc add dev lo root tbf rate $link_rate burst 1mb latency 50ms, on the loopback of a network namespace made for the run"
+link_src=nbd://127.0.0.1:10809
+link_dst=nbd://127.0.0.1:10810
+
+# link_ready: make the namespace and its link, once; false, with one
+# line saying why comparison 13 is skipped, where that is not permitted
+# (not root, no tbf, no namespaces).
+link_ready ()
+{
+  local err
+  [ -z "$link_ns" ] || return 0
+  link_ns=nbd-libev-bench-${BENCH_STATE##*.}
+  if ! err=$({ ip netns add "$link_ns" &&
+               ip netns exec "$link_ns" ip link set lo up &&
+               ip netns exec "$link_ns" tc qdisc add dev lo root tbf \
+                 rate $link_rate burst 1mb latency 50ms; } 2>&1); then
+    echo "comparisons.sh: 13: skipped: cannot make a network namespace with a tbf link: $(echo "$err" | head -1)" >&2
+    ip netns del "$link_ns" 2>/dev/null || :
+    link_ns=
+    return 1
+  fi
+  link_exec="ip netns exec $link_ns"
+}
+
+# link_cleanup: remove the namespace, if made; for run.sh's and
+# compare.sh's traps.
+link_cleanup ()
+{
+  [ -z "$link_ns" ] || ip netns del "$link_ns" 2>/dev/null || :
+  link_ns=
+}
+
 # prepare_command: the shell command that makes the servers of the
 # comparison just declared ready, into $prepare: stop them all, run the
 # setup, start the source and destination, prime them.  The servers'
@@ -215,10 +265,11 @@ define_comparisons ()
   # fresh memory server spends about 4.5 s faulting in each GiB on this
   # machine, which would time the server, not the client.  nbdcopy fills
   # it once (not timed); every run then writes the same data over the
-  # same pages.  primed_memory DST-SIZE declares it.
+  # same pages.  primed_memory DST-SIZE [SERVER] declares it, SERVER
+  # being the whole server command when it is not plain nbdkit memory.
   primed_memory ()
   {
-    destination_server "nbdkit memory $1"
+    destination_server "${2:-nbdkit memory $1}"
     prime 'nbdcopy -- "$SRC" "$DST"'
     fresh no
     note "Destination: nbdkit memory, filled once before the runs (not timed), because a fresh memory server spends seconds faulting in its pages, which would time the server and not the client."
@@ -634,4 +685,112 @@ define_comparisons ()
   fresh no
   runs 6
   run
+  # Comparisons 11 and 12: servers that answer each request after a
+  # delay, as a server across a network or on remote storage does
+  # (nbdkit's delay filter on both servers), from 0 to 20 ms.  Each tool
+  # with its defaults, which adapt the depth (tools/depth.h), against
+  # the peers with theirs, the lesson with its fixed settings, and the
+  # tool fixed at each setting of a small sweep, labelled "fixed: ...",
+  # so that the report shows how far the default is from the best fixed
+  # setting at each delay.  The letter names the delay, the same in
+  # QUICK runs, which run only 0 and 10 ms.
+  delay_rows ()
+  {
+    local r rs
+    for r in "$@"; do
+      rs=${r#*x}
+      cmd "fixed: $tool --requests=${r%x*} --request-size=$rs" \
+          "$tool --requests=${r%x*} --request-size=$rs $args"
+    done
+    note "The fixed rows are $tool with --requests and --request-size given, which fixes both: a sweep around the settings that suit servers near and far."
+  }
+  for d in a:0 b:1 c:2 d:5 e:10 f:20; do
+    ms=${d#*:} l=${d%%:*}
+    [ -z "$quick" ] || [ "$ms" = 0 ] || [ "$ms" = 10 ] || continue
+    begin "11$l" "Servers $ms ms away: copies"
+    claim "nbd-evcopy's default within 1.1x of its best fixed setting; at 10 ms within 1.25x of its time at 0 ms and at least 1.2x faster than nbdcopy; at 2 ms faster than nbdcopy"
+    source_server "nbdkit -r --filter=delay pattern $size delay-read=${ms}ms"
+    primed_memory "$size" "nbdkit --filter=delay memory $size delay-write=${ms}ms delay-zero=${ms}ms"
+    chart "delay $ms $(numfmt --from=iec "$size")"
+    cmd "nbd-evcopy" 'nbd-evcopy "$SRC" "$DST"'
+    cmd "copy-libev" 'copy-libev "$SRC" "$DST"'
+    copy_libev_anchor_row
+    cmd "nbdcopy" 'nbdcopy -- "$SRC" "$DST"'
+    cmd "qemu-img convert -n -W" 'qemu-img convert -n -W -f raw -O raw "$SRC" "$DST"'
+    tool=nbd-evcopy args='"$SRC" "$DST"'
+    delay_rows 16x256k 16x1M 64x256k 64x1M
+    expect wall "nbd-evcopy" below 1.1 "best of fixed: nbd-evcopy"
+    case $ms in
+      0) expect wall "nbd-evcopy" no-more 1 "fixed: nbd-evcopy --requests=16 --request-size=256k"
+         note "nbd-evcopy --requests=16 --request-size=256k is the fixed default nbd-evcopy had before it adapted." ;;
+      2) expect wall "nbd-evcopy" below 1 "nbdcopy" ;;
+      10) expect wall "nbd-evcopy" below 1.25 "11a:nbd-evcopy"
+          expect wall "nbd-evcopy" below 0.833 "nbdcopy" ;;
+    esac
+    note "Every read, write and zero waits ${ms} ms in the servers (nbdkit's delay filter), so a client keeps the servers busy only with enough bytes in flight."
+    note "copy-libev is the lesson, with its fixed settings; qemu-img is given -f raw -O raw, as in comparison 3."
+    run
+  done
+
+  for d in a:0 b:1 c:2 d:5 e:10 f:20; do
+    ms=${d#*:} l=${d%%:*}
+    [ -z "$quick" ] || [ "$ms" = 0 ] || [ "$ms" = 10 ] || continue
+    begin "12$l" "Servers $ms ms away: checksums"
+    claim "nbd-evsum's default within 1.1x of its best fixed setting; at 10 ms within 1.25x of its time at 0 ms and at least 1.3x faster than blksum; at 2 ms faster than blksum"
+    source_server "nbdkit -r --filter=delay pattern $size delay-read=${ms}ms"
+    fresh no
+    chart "delay $ms $(numfmt --from=iec "$size")"
+    cmd "nbd-evsum" 'nbd-evsum "$SRC"'
+    cmd "checksum-libev" 'checksum-libev "$SRC"'
+    blksum_row blksum '"$SRC"'
+    cmd "nbdcopy to null:" 'nbdcopy -- "$SRC" null:'
+    tool=nbd-evsum args='"$SRC"'
+    delay_rows 8x256k 16x1M 64x256k 64x1M
+    expect wall "nbd-evsum" below 1.1 "best of fixed: nbd-evsum"
+    case $ms in
+      0) expect wall "nbd-evsum" no-more 1 "fixed: nbd-evsum --requests=8 --request-size=256k"
+         note "nbd-evsum --requests=8 --request-size=256k is the fixed default nbd-evsum had before it adapted." ;;
+      2) [ -z "$blksum" ] || expect wall "nbd-evsum" below 1 "blksum" ;;
+      10) expect wall "nbd-evsum" below 1.25 "12a:nbd-evsum"
+          [ -z "$blksum" ] || expect wall "nbd-evsum" below 0.769 "blksum" ;;
+    esac
+    note "Every read waits ${ms} ms in the server (nbdkit's delay filter).  nbdcopy to null: reads the same data and hashes nothing."
+    note "checksum-libev is the lesson, with its fixed settings."
+    run
+  done
+
+  # Comparison 13: a link of known rate.  The servers listen on TCP in a
+  # network namespace made for the run, whose loopback sends through a
+  # token bucket (tc tbf) of $link_rate; the clients run in it too
+  # ($link_exec), so that all the data crosses the bucket.  A copy
+  # sends every byte through it twice (from the source, to the
+  # destination), a checksum once.  The claims: at least 90% of the
+  # link's rate, at no delay and with 10 ms added per request.
+  if [ -n "$quick" ]; then link_size=32M; else link_size=256M; fi
+  if selected 13 && link_ready; then
+    link_bytes=$(numfmt --from=iec "$link_size")
+    # The time the link needs at 90% of its rate, for one and two
+    # crossings of every byte.
+    sum_bound=$(awk -v b="$link_bytes" -v r="$link_bps" 'BEGIN { printf "%.3f", b * 8 / r / 0.9 }')
+    copy_bound=$(awk -v b="$link_bytes" -v r="$link_bps" 'BEGIN { printf "%.3f", 2 * b * 8 / r / 0.9 }')
+    for d in a:0 b:10; do
+      ms=${d#*:} l=${d%%:*}
+      begin "13$l" "A $link_rate link, servers $ms ms away"
+      claim "nbd-evcopy and nbd-evsum reach at least 90% of the link's rate"
+      source_server "tcp $link_ns 10809 nbdkit -r --filter=delay pattern $link_size delay-read=${ms}ms"
+      primed_memory "$link_size" "tcp $link_ns 10810 nbdkit --filter=delay memory $link_size delay-write=${ms}ms delay-zero=${ms}ms"
+      prime "$link_exec nbdcopy -- $link_src $link_dst"
+      cmd "nbd-evcopy" "$link_exec nbd-evcopy $link_src $link_dst"
+      cmd "nbdcopy" "$link_exec nbdcopy -- $link_src $link_dst"
+      cmd "nbd-evsum" "$link_exec nbd-evsum $link_src"
+      cmd "nbdcopy to null:" "$link_exec nbdcopy -- $link_src null:"
+      blksum_row blksum "$link_src"
+      [ -z "$blksum" ] || commands[${#commands[@]}-1]="$link_exec ${commands[${#commands[@]}-1]}"
+      expect wall "nbd-evcopy" below "${copy_bound}s"
+      expect wall "nbd-evsum" below "${sum_bound}s"
+      note "The link: $link_desc.  ${link_size} copied is 2 x ${link_size} through it, which takes ${copy_bound} s at 90% of its rate; ${link_size} hashed, ${sum_bound} s."
+      note "Servers and clients are in the namespace, on 127.0.0.1 (SRC is $link_src, DST $link_dst); every read, write and zero also waits ${ms} ms in the servers."
+      run
+    done
+  fi
 }

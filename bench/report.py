@@ -21,7 +21,14 @@ bootstrap interval; the report says whether the interval bears the
 claim out and how small an effect it resolves.  The judgements are
 also gathered in one table at the top.  A comparison marked "chart
 request-size" is also drawn with gnuplot, time against request size,
-as CHART.svg.
+as CHART.svg; those marked "chart delay MS BYTES" (the servers' delay
+per request and the image size) are drawn together, throughput against
+delay, one line per command label, as --delay-chart's SVG.
+
+An expect's OTHER may also be "best of PREFIX": of the commands whose
+labels start with PREFIX, the one with the lowest median (a sweep's
+best setting); or "ID:LABEL": command LABEL of comparison ID of the
+same run (not judged if ID did not run).
 
 Standard library only.
 """
@@ -224,16 +231,53 @@ def pooled_results(meta):
 METRIC_NAME = {"wall": "wall time", "cpu": "client CPU time"}
 
 
-def judge(meta, expect, results):
+def resolve_other(meta, other, key, results, every):
+    """An expect's OTHER as (its name in the claim, its results, the
+    command a sweep's best is, or None), or (reason, None, None) if it
+    cannot be judged in this run."""
+    if other.startswith("best of "):
+        prefix = other[len("best of "):]
+        swept = [l for l in results if l.startswith(prefix)]
+        if not swept:
+            sys.exit("report.py: %s: no command starts with '%s'"
+                     % (meta["id"], prefix))
+        best = min(swept, key=lambda l: statistics.median(results[l][key]))
+        return "best of `%s*`" % cell(prefix), results[best], best
+    m = re.fullmatch(r"([^\s:]+):(.+)", other)
+    if m and other not in results:
+        cid, label = m.groups()
+        if cid not in every:
+            return "not judged: comparison %s did not run" % cid, None, None
+        if label not in every[cid]:
+            sys.exit("report.py: %s: expect names '%s', not a command of %s"
+                     % (meta["id"], label, cid))
+        return "`%s` of %s" % (cell(label), cid), every[cid][label], None
+    if other not in results:
+        sys.exit("report.py: %s: expect names '%s', not a command"
+                 % (meta["id"], other))
+    return "`%s`" % cell(other), results[other], None
+
+
+def judge(meta, expect, results, every):
     """One claim in numbers: its statistic, 95% interval, resolution
-    and verdict, as a dict for the tables."""
+    and verdict, as a dict for the tables.  every holds the results of
+    all the run's comparisons, by ID."""
     metric, label, op, value = expect[:4]
     other = expect[4] if len(expect) > 4 and expect[4] else None
     key = "wall" if metric == "wall" else "cpu"
-    for l in (label, other):
-        if l is not None and l not in results:
-            sys.exit("report.py: %s: expect names '%s', not a command"
-                     % (meta["id"], l))
+    if label not in results:
+        sys.exit("report.py: %s: expect names '%s', not a command"
+                 % (meta["id"], label))
+    other_name, other_results, best = (
+        resolve_other(meta, other, key, results, every) if other
+        else (None, None, None))
+    if other and other_results is None:
+        return {"id": meta["id"],
+                "claim": "`%s` %s %s against %s" % (cell(label), op, value,
+                                                     other),
+                "metric": METRIC_NAME[metric], "measured": "n/a",
+                "resolution": "n/a", "claimed": "n/a", "resolves": "n/a",
+                "verdict": other_name}
     if not re.fullmatch(r"[0-9]+(\.[0-9]+)?s?", value) or (
             not other and not value.endswith("s")):
         sys.exit("report.py: %s: expect value '%s' is not a ratio or, "
@@ -244,7 +288,7 @@ def judge(meta, expect, results):
     median = statistics.median
     samples = [results[label][key]]
     if other:
-        samples.append(results[other][key])
+        samples.append(other_results[key])
     if other and seconds:
         kind = "difference"
         stat = lambda a, b: median(a) - median(b)
@@ -277,8 +321,10 @@ def judge(meta, expect, results):
         sys.exit("report.py: %s: unknown expect operator '%s'"
                  % (meta["id"], op))
     if kind == "ratio":
-        what = "`%s` / `%s`" % (cell(label), cell(other))
+        what = "`%s` / %s" % (cell(label), other_name)
         shown = "%.3f [%.3f, %.3f]" % (point, lo, hi)
+        if best:
+            shown += ", the best `%s`" % cell(best)
         # Relative to the median: run-to-run noise grows with the times,
         # so a ratio of 14 is not resolved 14 times less finely.
         rel = half / point if point > 0 else float("inf")
@@ -287,7 +333,7 @@ def judge(meta, expect, results):
         claimed = ("%.0f%%" % (effect * 100) if effect > 0 else "any")
         resolves = (effect > rel) if effect > 0 else None
     else:
-        what = ("`%s` − `%s`" % (cell(label), cell(other))
+        what = ("`%s` − %s" % (cell(label), other_name)
                 if kind == "difference" else "`%s`" % cell(label))
         shown = "%.3f s [%.3f, %.3f]" % (point, lo, hi)
         resolution = "±%.3f s" % half
@@ -329,10 +375,11 @@ def judgement_table(rows, out, with_id):
     out.append("")
 
 
-def comparison(meta, chart_svg, out, judged):
+def comparison(meta, chart_svg, out, judged, every, delays):
     """One comparison's section: claim, servers, table, the claim in
-    numbers judged (also appended to judged), commands."""
-    results = pooled_results(meta)
+    numbers judged (also appended to judged), commands.  Its points for
+    the delay chart, if it has any, go to delays."""
+    results = every[meta["id"]]
     rows = []
     for label, cmd in meta["commands"]:
         if label not in results:
@@ -393,12 +440,17 @@ def comparison(meta, chart_svg, out, judged):
     out.append("")
 
     if meta["expects"]:
-        mine = [judge(meta, e, results) for e in meta["expects"]]
+        mine = [judge(meta, e, results, every) for e in meta["expects"]]
         judged += mine
         out.append("The claim in numbers:")
         out.append("")
         judgement_table(mine, out, False)
 
+    chart = meta.get("chart", "").split()
+    if chart[:1] == ["delay"]:
+        ms, size = float(chart[1]), int(chart[2])
+        for label, _, r in rows:
+            delays.append((label, ms, size / statistics.median(r["wall"]) / 1e6))
     if meta.get("chart") == "request-size":
         draw_chart(meta, rows, chart_svg)
         out.append("![time against request size](%s)"
@@ -413,6 +465,52 @@ def comparison(meta, chart_svg, out, judged):
         out.append("# %s" % label)
         out.append(cmd)
     out.append("```")
+    out.append("")
+
+
+def draw_delay_chart(delays, svg, out):
+    """gnuplot: throughput (image bytes over the median time) against
+    the servers' delay, one line per command label; and the section
+    that shows it."""
+    labels = []
+    for label, _, _ in delays:
+        if label not in labels:
+            labels.append(label)
+    dat = os.path.splitext(svg)[0] + ".dat"
+    with open(dat, "w", encoding="utf-8") as f:
+        for label in labels:
+            f.write("# %s\n" % label)
+            for _, ms, mbs in sorted(p for p in delays if p[0] == label):
+                f.write("%g %.3f\n" % (ms, mbs))
+            f.write("\n\n")
+    plots = ", ".join("'%s' index %d using 1:2 with linespoints pt 7 ps 0.6 "
+                      "title '%s'" % (dat.replace("'", "''"), i,
+                                      label.replace("'", "''"))
+                      for i, label in enumerate(labels))
+    script = "\n".join([
+        "set terminal svg size 800,520 dynamic font 'sans,12' background rgb 'white'",
+        "set output '%s'" % svg.replace("'", "''"),
+        "set title 'Throughput against the delay the servers add to each request'",
+        "set xlabel 'delay per request (ms, nbdkit delay filter)'",
+        "set ylabel 'image MB / median time (MB/s)'",
+        "set yrange [0:*]",
+        "set grid",
+        "set key outside right",
+        "plot " + plots,
+        "",
+    ])
+    run = subprocess.run(["gnuplot"], input=script, text=True,
+                         capture_output=True, check=False)
+    if run.returncode != 0:
+        sys.exit("report.py: gnuplot failed: %s" % run.stderr.strip())
+    out.append("## Throughput against delay")
+    out.append("")
+    out.append("Every comparison marked with a delay, drawn together: the "
+               "image's size in MB over each command's median wall time, "
+               "against the delay the servers add to each request.  The "
+               "points are in %s." % os.path.basename(dat))
+    out.append("")
+    out.append("![throughput against delay](%s)" % os.path.basename(svg))
     out.append("")
 
 
@@ -545,15 +643,21 @@ def main():
     ap.add_argument("--output", required=True, help="the Markdown report")
     ap.add_argument("--chart", required=True,
                     help="SVG for the request size comparison")
+    ap.add_argument("--delay-chart", required=True,
+                    help="SVG for the comparisons with a delay")
     ap.add_argument("meta", nargs="+", help="comparisons, in report order")
     args = ap.parse_args()
 
     info = {k: v[0] if v else "" for k, v in read_tabbed(args.info)}
     out = []
     header(info, out)
-    sections, judged = [], []
-    for path in args.meta:
-        comparison(read_meta(path), args.chart, sections, judged)
+    sections, judged, delays = [], [], []
+    metas = [read_meta(path) for path in args.meta]
+    every = {meta["id"]: pooled_results(meta) for meta in metas}
+    for meta in metas:
+        comparison(meta, args.chart, sections, judged, every, delays)
+    if delays:
+        draw_delay_chart(delays, args.delay_chart, sections)
     if judged:
         out.append("## The claims in numbers")
         out.append("")

@@ -22,6 +22,10 @@
 #   BLKSUM         blkhash's blksum, for rows beside nbd-evsum (left
 #                  out when unset; comparisons.sh's blksum_ready says
 #                  how a blksum whose library does not load is run)
+#   LIBNBD_COPY_LIBEV
+#                  libnbd's examples/copy-libev, built by hand (it is not
+#                  packaged), for rows beside the copiers of comparison
+#                  11 (left out when unset)
 #
 # The programs are found on $PATH: the tools (nbd-evcopy, nbd-evsum)
 # and the lesson copy-libev; comparisons.sh says which comparison runs
@@ -54,9 +58,10 @@ only=${BENCH_ONLY:-}
 # the tools and the lesson that the comparisons run included (the
 # lessons are built by make, not installed: put examples/ on PATH).
 for c in hyperfine nbdkit qemu-nbd qemu-img nbdcopy gnuplot python3 sha256sum \
-         nbd-evcopy nbd-evsum copy-libev; do
+         numfmt nbd-evcopy nbd-evsum copy-libev checksum-libev; do
   command -v "$c" >/dev/null 2>&1 || die "$c not found on PATH"
 done
+nbdkit --filter=delay null --version >/dev/null 2>&1 || die "nbdkit has no delay filter"
 for p in pattern memory null sparse-random; do
   nbdkit "$p" --version >/dev/null 2>&1 || die "nbdkit has no $p plugin"
 done
@@ -84,6 +89,7 @@ cleanup ()
     wait "$hf_pid" 2>/dev/null || :
   fi
   "$servers" stop-all || :
+  link_cleanup
   rm -rf "$BENCH_STATE"
   [ $status -eq 0 ] || echo "$prog: failed; partial results in $work" >&2
   exit $status
@@ -201,6 +207,7 @@ define_comparisons
 
 python3 "$bench/report.py" --info "$work/run.info" \
   --output "$results/$name.md" --chart "$results/$name-request-size.svg" \
+  --delay-chart "$results/$name-delay.svg" \
   "${metas[@]}"
 cat "$results/$name.md"
 echo "$prog: report in $results/$name.md" >&2

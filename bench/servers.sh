@@ -2,12 +2,15 @@
 # servers.sh: start and stop the benchmark's NBD servers by name.
 #
 #   servers.sh start NAME nbdkit|qemu-nbd ARGS...
+#   servers.sh start NAME tcp NETNS PORT nbdkit ARGS...
 #   servers.sh stop NAME...
 #   servers.sh stop-all
 #
 # Every server listens on $BENCH_STATE/NAME.sock (so its URI is
 # nbd+unix:///?socket=$BENCH_STATE/NAME.sock, known before it starts)
-# and writes $BENCH_STATE/NAME.pid.  For each comparison bench/run.sh
+# and writes $BENCH_STATE/NAME.pid; a "tcp" server listens instead on
+# 127.0.0.1:PORT inside the network namespace NETNS (comparison 13's
+# link), its URI nbd://127.0.0.1:PORT, run there with ip netns exec.  For each comparison bench/run.sh
 # builds one prepare command, "stop-all", then the comparison's setup
 # (creating qcow2 images, say), then "start" for each server, then the
 # comparison's prime step, if any (filling a memory destination).  When
@@ -79,6 +82,17 @@ start ()
   [ ! -e "$pidfile" ] || die "start $name: already running (pid $(cat "$pidfile"))"
   rm -f "$sock"
   case $1 in
+    tcp)
+      [ $# -ge 4 ] && [ "$4" = nbdkit ] || die "start $name: tcp NETNS PORT nbdkit ARGS..."
+      local ns=$2 port=$3
+      shift 4
+      ip netns exec "$ns" nbdkit -i 127.0.0.1 -p "$port" -P "$pidfile" "$@" ||
+        die "nbdkit $* did not start in $ns"
+      for _ in $(seq 1 500); do
+        [ -s "$pidfile" ] && return 0
+        sleep 0.01
+      done
+      die "nbdkit $* did not write $pidfile within 5 seconds" ;;
     nbdkit)
       shift
       nbdkit -U "$sock" -P "$pidfile" "$@" ||

@@ -2,8 +2,10 @@
 # bench/report.py judges each claim in numbers from the runs: here on
 # runs written by hand, so that every verdict is known beforehand (a
 # real run's numbers cannot be), in both metrics, for a ratio, a
-# difference and a single median; and it refuses a claim that names no
-# command, and CPU times that do not match hyperfine's runs.
+# difference and a single median, against the best of a sweep and
+# against another comparison's command; it draws the delay chart; and it
+# refuses a claim that names no command, and CPU times that do not match
+# hyperfine's runs.
 source "$abs_top_srcdir/tests/functions.sh"
 requires python3
 
@@ -48,6 +50,7 @@ baseline	A
 fresh	no
 warmup	1
 runs	3
+chart	delay 0 1000000
 command	A	a
 command	B	b
 command	C	c
@@ -88,7 +91,11 @@ warmup	1
 runs	3
 command	F	f
 command	G	g
+chart	delay 10 1000000
 expect	wall	G	above	1.23	F
+expect	wall	G	above	10	best of F
+expect	wall	G	below	0.2	t:A
+expect	wall	G	below	1	z:A
 EOF2
 json "$w/u.json" "F:0.010,0.0102,0.0098" "G:0.140,0.142,0.138"
 json "$w/u.rev.json" "G:0.141,0.139,0.140" "F:0.0101,0.0099,0.010"
@@ -101,6 +108,7 @@ report ()
 {
   python3 "$abs_top_srcdir/bench/report.py" --info "$w/run.info" \
     --output "$tmpdir/report.md" --chart "$tmpdir/chart.svg" \
+    --delay-chart "$tmpdir/delay.svg" \
     "$w/t.meta" "$w/u.meta"
 }
 report || fail "report.py failed"
@@ -139,6 +147,21 @@ verdict t wall '`D` / `A` above 0.97' "undecided: the interval holds the bound" 
 verdict t wall '`B` / `A` no-more 1' "not borne out" n/a
 verdict t wall '`D` / `A` no-more 0.97' "borne out"
 verdict u wall '`G` / `F` above 1.23' "borne out" yes
+verdict u wall '`G` / best of `F*` above 10' "borne out" yes
+grep -Fq '| u | `G` / best of `F*` above 10 | wall time | 14.000 [' "$tmpdir/report.md" ||
+  fail "wrong ratio to the best of F*"
+grep -Fq ', the best `F` |' "$tmpdir/report.md" || fail "the best of F* is not named"
+verdict u wall '`G` / `A` of t below 0.2' "borne out" yes
+verdict u wall '`G` below 1 against z:A' "not judged: comparison z did not run"
+# The delay chart: each label's image MB over its median time, at its
+# comparison's delay (A at 0 ms: 1 MB in 1 s; F at 10 ms: in 10 ms).
+[ -s "$tmpdir/delay.svg" ] || fail "no delay chart"
+grep -Fq '![throughput against delay](delay.svg)' "$tmpdir/report.md" ||
+  fail "the report does not show the delay chart"
+awk '/^# A$/ { getline; print }' "$tmpdir/delay.dat" | grep -qx '0 1.000' ||
+  fail "wrong point for A: $(cat "$tmpdir/delay.dat")"
+awk '/^# F$/ { getline; print }' "$tmpdir/delay.dat" | grep -qx '10 100.000' ||
+  fail "wrong point for F: $(cat "$tmpdir/delay.dat")"
 # The medians and intervals: A/B 0.500 in wall time, its resolution
 # half the interval relative to the median; B/A 0.500 in CPU (0.1
 # against 0.2); G/F 14, resolved as finely, relatively, as A/B.
