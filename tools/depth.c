@@ -40,28 +40,30 @@ depth_sample (struct depth *d, uint64_t bytes, uint64_t start_ns,
     d->epoch_rtt_ns = rtt;
 }
 
-/* The estimates over the last DEPTH_EPOCHS epochs: the highest rate
- * and the shortest round trip, each as BBR keeps them.
+/* The estimates, each as BBR keeps it: the highest rate of the last
+ * DEPTH_EPOCHS epochs, and the shortest round trip until it is
+ * RTPROP_WINDOW_NS old, when the last epoch's replaces it.
  */
 static void
-estimate (struct depth *d)
+estimate (struct depth *d, uint64_t epoch_rtt_ns, uint64_t now_ns)
 {
   unsigned i, n = d->epochs < DEPTH_EPOCHS ? d->epochs : DEPTH_EPOCHS;
 
   d->btlbw = 0;
-  d->rtprop_ns = 0;
-  for (i = 0; i < n; i++) {
+  for (i = 0; i < n; i++)
     if (d->rate[i] > d->btlbw)
       d->btlbw = d->rate[i];
-    if (d->rtprop_ns == 0 || d->rtt_ns[i] < d->rtprop_ns)
-      d->rtprop_ns = d->rtt_ns[i];
+  if (d->rtprop_ns == 0 || epoch_rtt_ns <= d->rtprop_ns ||
+      now_ns - d->rtprop_at_ns > RTPROP_WINDOW_NS) {
+    d->rtprop_ns = epoch_rtt_ns;
+    d->rtprop_at_ns = now_ns;
   }
 }
 
 bool
 depth_update (struct depth *d, uint64_t now_ns)
 {
-  uint64_t length, size;
+  uint64_t length, size, rtt;
   unsigned slot, requests;
   double target;
 
@@ -69,12 +71,13 @@ depth_update (struct depth *d, uint64_t now_ns)
   if (d->epoch_start_ns == 0 || d->epoch_rtt_ns == 0)
     return false;               /* nothing measured yet */
   length = now_ns - d->epoch_start_ns;
-  if (length < EPOCH_MIN_NS || length < EPOCH_RTTS * d->epoch_rtt_ns)
+  if (length < EPOCH_MIN_NS ||
+      length < (d->startup ? 1 : EPOCH_RTTS) * d->epoch_rtt_ns)
     return false;
 
   slot = d->epochs++ % DEPTH_EPOCHS;
   d->rate[slot] = d->epoch_rate;
-  d->rtt_ns[slot] = d->epoch_rtt_ns;
+  rtt = d->epoch_rtt_ns;
   d->epoch_start_ns = now_ns;
   d->epoch_rate = 0;
   d->epoch_rtt_ns = 0;
@@ -90,7 +93,7 @@ depth_update (struct depth *d, uint64_t now_ns)
     else if (++d->flat_epochs >= 3)
       d->startup = false;
   }
-  estimate (d);
+  estimate (d, rtt, now_ns);
 
   /* What the path holds, times the gain: larger requests first, up to
    * the most that min_requests of them need, then more requests.

@@ -12,8 +12,13 @@
  * Queue 14(5), 2016):
  *
  *  - The round trip (RTprop): the shortest time a slot took from being
- *    taken to being given back, over the last few epochs.  Queueing
- *    only ever adds to it, so the shortest is the path's own.
+ *    taken to being given back, over the last RTPROP_WINDOW_NS, as
+ *    BBR keeps it.  Queueing only ever adds to it, so the shortest is
+ *    the path's own; the window is long because once the depth is
+ *    larger than the path holds, requests queue in the servers and no
+ *    round trip is short again for as long as that lasts, and a
+ *    shorter window would take the queue for the path and grow the
+ *    depth again to fill it.
  *  - The bottleneck rate (BtlBw): the highest delivery rate in the last
  *    few epochs, a slot's rate being the bytes delivered while it was
  *    out over the time it was out.
@@ -25,9 +30,10 @@
  *    which doubles the rate every round trip; once three epochs
  *    running brought less than a quarter more rate, it is 2.
  *
- * An epoch lasts EPOCH_RTTS round trips, and at least EPOCH_MIN_NS:
- * long enough for a rate, short enough to ramp up in a fraction of a
- * second against a server 10 ms away.  Bytes in
+ * An epoch lasts a round trip while starting and EPOCH_RTTS round
+ * trips after, and at least EPOCH_MIN_NS: long enough for a rate, short
+ * enough to ramp up in a fraction of a second against a server 10 ms
+ * away.  Bytes in
  * flight come first from larger requests (up to max_size, within the
  * servers' maximum block sizes), then from more of them (up to
  * max_requests), never below the starting values, so that a server that
@@ -45,7 +51,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DEPTH_EPOCHS 4          /* the window of the estimates */
+#define DEPTH_EPOCHS 4          /* the window of the rate */
+#define RTPROP_WINDOW_NS 10000000000ULL /* of the round trip: 10 s, as BBR */
 #define EPOCH_RTTS 2
 #define EPOCH_MIN_NS 20000000   /* 20 ms */
 #define STARTUP_GAIN 2.885      /* 2 / ln 2 */
@@ -61,7 +68,7 @@ struct depth {
   uint64_t delivered;           /* bytes of all slots sampled */
   double epoch_rate;            /* the highest delivery rate this epoch */
   uint64_t epoch_rtt_ns;        /* shortest round trip this epoch */
-  uint64_t rtt_ns[DEPTH_EPOCHS]; /* the last epochs' shortest */
+  uint64_t rtprop_at_ns;        /* when rtprop_ns was measured */
   double rate[DEPTH_EPOCHS];    /* the last epochs' bytes per second */
   unsigned epochs;              /* epochs ended */
   bool startup;                 /* still looking for the most rate */

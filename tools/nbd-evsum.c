@@ -120,6 +120,7 @@ static struct depth depth;      /* reads in flight and their size */
  * delivered then, for the sample when it completes.
  */
 static struct read_start { uint64_t ns, delivered; } *starts;
+static unsigned reads;          /* reads in flight */
 static uint64_t next_offset;    /* where the next slot starts */
 static uint64_t bytes_hashed;   /* everything before this is in the hash */
 static uint64_t nr_passed;      /* slots given to the pool or passed over */
@@ -152,6 +153,7 @@ read_done (void *user_data, int *error)
    */
   if (*error == 0)
     depth_sample (&depth, slot->length, s->ns, s->delivered, now_ns ());
+  reads--;
   return ring_command_done (slot, error);
 }
 
@@ -168,9 +170,12 @@ start_read (uint64_t offset, uint64_t length)
   slot->kind = KIND_DATA;
   slot->conn = server_pick (&src);
   slot_debug (slot, "read");
+  /* A read libnbd refuses to issue never calls read_done. */
   if (nbd_aio_pread (((struct conn *) slot->conn)->glue.nbd, slot->buf,
                      length, offset, cb, 0) == -1)
     ring_complete (slot, conn_issue_errno (slot->conn));
+  else
+    reads++;
 }
 
 /* A zero run needs no I/O and no hashing: the slot is done the moment
@@ -223,7 +228,11 @@ read_end (uint64_t offset)
 }
 
 /* Fill idle slots: zero runs where block status says whole blocks read
- * as zeroes, reads everywhere else.
+ * as zeroes, reads everywhere else.  The depth (tools/depth.h) is the
+ * reads in flight; as many slots again may hold data read and waiting
+ * for the hash threads, so that a backlog to hash does not stop the
+ * reads while a late server is the bottleneck, nor grow without bound
+ * while the hashing is.
  */
 static void
 start_slots (void)
@@ -232,7 +241,8 @@ start_slots (void)
   struct extent e;
   uint64_t end;
 
-  while (next_offset < size && ring->in_use < depth.requests) {
+  while (next_offset < size && reads < depth.requests &&
+         ring->in_use < MIN (2 * depth.requests, ring->nr_slots)) {
     /* Block status asks for a window of up to 4 GiB at a time, with one
      * command in flight; until the map reaches next_offset, wait for it.
      */
@@ -435,11 +445,12 @@ IMAGES_HELP
 "                      fixed-size digest OpenSSL knows\n"
 "  --block-size=SIZE   bytes per hashed block, a power of two up to 32M\n"
 "                      (default 64k, as blkhash)\n"
-"  --requests=N        requests in flight, reads and zero runs\n"
-"                      (1-%d, default %d)\n"
+"  --requests=N        reads in flight (1-%d); without it, start at %d\n"
+"                      and adapt to the server\n"
 "  --request-size=SIZE bytes per read, a multiple of the block size\n"
-"                      (%d to %dM, default 256k or the block size if larger);\n"
-"                      suffixes k, M, G are powers of 1024\n"
+"                      (%d to %dM; suffixes k, M, G are powers of 1024);\n"
+"                      without it, start at 256k or the block size if\n"
+"                      larger, and adapt, up to 1M\n"
 "  --socket-buffer=SIZE\n"
 "                      set SO_SNDBUF and SO_RCVBUF of the socket\n"
 "  -C N, --connections=N\n"
