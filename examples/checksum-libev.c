@@ -59,8 +59,8 @@
  */
 #define REQUESTS 16
 
-/* A multiple of the block size, so that no block straddles two slots. */
-#define REQUEST_SIZE (4 * BLKHASH_BLOCK_SIZE)
+/* 1 MiB as the copiers, in whole blocks: none straddles two slots. */
+#define REQUEST_SIZE (16 * BLKHASH_BLOCK_SIZE)
 
 /* Hash threads: one per CPU, at most this many.  Past four, one
  * connection rarely delivers data faster than they hash it.

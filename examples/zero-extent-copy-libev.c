@@ -74,11 +74,12 @@
  */
 #define REQUESTS 16
 
-/* Bytes per request.  Larger requests cost fewer commands and
- * callbacks; past a few MiB they only add memory and delay the first
- * write.  32 MiB is the most a server must accept.
+/* Bytes per request: 1 MiB, as libnbd's example.  Larger requests cost
+ * fewer commands and put more bytes in flight for a server that answers
+ * late; past a few MiB they only add memory and delay the first write.
+ * 32 MiB is the most a server must take (docs/techniques.md section 4).
  */
-#define REQUEST_SIZE (256 * 1024)
+#define REQUEST_SIZE (1024 * 1024)
 #define MAX_REQUEST_SIZE (32 * 1024 * 1024)
 
 /* A zero extent longer than one command holds is split at multiples

@@ -94,7 +94,7 @@ blksum ()
   echo "7 nbdcopy --connections=1"
   for c in nbd-evcopy "nbd-evcopy --request-size=1M" \
            "nbd-evcopy -C 1" copy-libev \
-           "copy-libev --request-size=1M" "copy-libev --request-size=32M" \
+           "copy-libev --request-size=256k" "copy-libev --request-size=32M" \
            "copy-libev --init" nbdcopy \
            "nbdcopy --connections=1" \
            nbd-evsum "nbd-evsum --request-size=1M" \
@@ -185,10 +185,10 @@ cat >"$tmpdir/expected-claims" <<EOF2
 7 \`$all (default)\` / \`$all -C 1\` below 1
 7 \`nbdcopy\` / \`nbdcopy --connections=1\` below 1
 8 \`nbd-evcopy\` / \`nbdcopy\` no-more 1
-8 \`copy-libev\` / \`copy-libev --request-size=1M\` no-more 1
+8 \`copy-libev\` / \`copy-libev --request-size=256k\` no-more 1
 8 \`nbd-evsum\` / \`nbdcopy to null:\` below 1.3
 8 \`copy-libev\` / \`copy-libev --init\` below 0.97
-8 \`copy-libev --request-size=32M\` / \`copy-libev --request-size=1M\` above 1.23
+8 \`copy-libev --request-size=32M\` / \`copy-libev\` above 1.23
 9a \`nbd-evcopy --checksum\` / \`nbd-evcopy\` below 1.3
 9a \`nbd-evcopy --checksum\` / \`copy, then nbd-evsum SRC\` below 0.667
 9a \`nbd-evcopy --verify\` / \`copy, then nbd-evsum SRC and DST\` below 0.769

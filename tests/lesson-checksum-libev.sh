@@ -53,7 +53,7 @@ head -c $((4 * mib)) /dev/urandom >"$tmpdir/data.img"
 faulty_file_plugin "$tmpdir/bad.sh" "$tmpdir/data.img" $((4 * mib)) pread \
   $((2 * mib)) $((2 * mib + 1))
 start_nbdkit faulty sh "$tmpdir/bad.sh"
-expect_error "checksum-libev: read failed at offset $((2 * mib)) length 262144: Input/output error" \
+expect_error "checksum-libev: read failed at offset $((2 * mib)) length $mib: Input/output error" \
   checksum-libev "$faulty"
 kill -0 "$(cat "$tmpdir/faulty.pid")" || fail "the server died"
 expect_error "usage: checksum-libev [-v] URI" checksum-libev

@@ -30,14 +30,14 @@ Write 1073709056 32768
 Zero 1073741824 3221192704 trim=1
 Write 4294934528 32769"
 
-# No extents from the source: every 256 KiB is read, and the chunks of
+# No extents from the source: every 1 MiB is read, and the chunks of
 # zeroes become zero commands.
-start_nbdkit noext --filter=noextents data '@524288 1' size=1048576
-copy noext "$noext" memory 1M
-expect_commands "$log" "Zero 0 262144 trim=1
-Zero 262144 262144 trim=1
-Write 524288 262144
-Zero 786432 262144 trim=1"
+start_nbdkit noext --filter=noextents data '@2097152 1' size=4194304
+copy noext "$noext" memory 4M
+expect_commands "$log" "Zero 0 1048576 trim=1
+Zero 1048576 1048576 trim=1
+Write 2097152 1048576
+Zero 3145728 1048576 trim=1"
 
 # A destination that cannot zero gets the zero extents written.
 start_nbdkit holes data '@524288 1' size=1048576
