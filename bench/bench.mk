@@ -64,6 +64,9 @@ EXTRA_DIST += \
 	bench/results/2026-12-03-040343-vm.md \
 	bench/results/2026-12-03-051745-vm.md \
 	bench/results/2026-12-03-120121-vm.md \
+	bench/results/2026-12-03-144302-vm-delay.dat \
+	bench/results/2026-12-03-144302-vm-delay.svg \
+	bench/results/2026-12-03-144302-vm.md \
 	bench/results/2026-12-03-calibrate-vm.txt \
 	bench/interleave.sh \
 	bench/run.sh \

@@ -705,14 +705,36 @@ define_comparisons ()
     done
     note "The fixed rows are $tool with --requests and --request-size given, which fixes both: a sweep around the settings that suit servers near and far."
   }
-  for d in a:0 b:1 c:2 d:5 e:10 f:20; do
-    ms=${d#*:} l=${d%%:*}
-    [ -z "$quick" ] || [ "$ms" = 0 ] || [ "$ms" = 10 ] || continue
-    begin "11$l" "Servers $ms ms away: copies"
-    claim "nbd-evcopy's default within 1.1x of its best fixed setting; at 10 ms within 1.25x of its time at 0 ms and at least 1.2x faster than nbdcopy; at 2 ms faster than nbdcopy"
+  # delay_begin ID LETTER:MS TITLE: begin comparison ID followed by the
+  # letter, with a source MS ms away; false where QUICK skips it.
+  delay_begin ()
+  {
+    ms=${2#*:}
+    [ -z "$quick" ] || [ "$ms" = 0 ] || [ "$ms" = 10 ] || return 1
+    begin "$1${2%%:*}" "Servers $ms ms away: $3"
     source_server "nbdkit -r --filter=delay pattern $size delay-read=${ms}ms"
-    primed_memory "$size" "nbdkit --filter=delay memory $size delay-write=${ms}ms delay-zero=${ms}ms"
     chart "delay $ms $(numfmt --from=iec "$size")"
+  }
+  # delay_expects ID OLD PEER RATIO: $tool's claims in comparison ID:
+  # within 1.1x of the sweep's best; at 0 ms no slower than OLD, the
+  # fixed settings it had before it adapted; at 10 ms within 1.25x of
+  # its time at 0 ms and RATIO or less of PEER's time, and at 2 ms
+  # faster than PEER (no PEER claims if PEER is empty).
+  delay_expects ()
+  {
+    expect wall "$tool" below 1.1 "best of fixed: $tool"
+    case $ms in
+      0) expect wall "$tool" no-more 1 "fixed: $tool $2"
+         note "$tool $2 is the fixed setting $tool had before it adapted." ;;
+      2) [ -z "$3" ] || expect wall "$tool" below 1 "$3" ;;
+      10) expect wall "$tool" below 1.25 "${1}a:$tool"
+          [ -z "$3" ] || expect wall "$tool" below "$4" "$3" ;;
+    esac
+  }
+  for d in a:0 b:1 c:2 d:5 e:10 f:20; do
+    delay_begin 11 "$d" copies || continue
+    claim "nbd-evcopy's default within 1.1x of its best fixed setting; at 10 ms within 1.25x of its time at 0 ms and at least 1.2x faster than nbdcopy; at 2 ms faster than nbdcopy"
+    primed_memory "$size" "nbdkit --filter=delay memory $size delay-write=${ms}ms delay-zero=${ms}ms"
     cmd "nbd-evcopy" 'nbd-evcopy "$SRC" "$DST"'
     cmd "copy-libev" 'copy-libev "$SRC" "$DST"'
     copy_libev_anchor_row
@@ -720,41 +742,23 @@ define_comparisons ()
     cmd "qemu-img convert -n -W" 'qemu-img convert -n -W -f raw -O raw "$SRC" "$DST"'
     tool=nbd-evcopy args='"$SRC" "$DST"'
     delay_rows 16x256k 16x1M 64x256k 64x1M
-    expect wall "nbd-evcopy" below 1.1 "best of fixed: nbd-evcopy"
-    case $ms in
-      0) expect wall "nbd-evcopy" no-more 1 "fixed: nbd-evcopy --requests=16 --request-size=256k"
-         note "nbd-evcopy --requests=16 --request-size=256k is the fixed default nbd-evcopy had before it adapted." ;;
-      2) expect wall "nbd-evcopy" below 1 "nbdcopy" ;;
-      10) expect wall "nbd-evcopy" below 1.25 "11a:nbd-evcopy"
-          expect wall "nbd-evcopy" below 0.833 "nbdcopy" ;;
-    esac
+    delay_expects 11 "--requests=16 --request-size=256k" nbdcopy 0.833
     note "Every read, write and zero waits ${ms} ms in the servers (nbdkit's delay filter), so a client keeps the servers busy only with enough bytes in flight."
     note "copy-libev is the lesson, with its fixed settings; qemu-img is given -f raw -O raw, as in comparison 3."
     run
   done
 
   for d in a:0 b:1 c:2 d:5 e:10 f:20; do
-    ms=${d#*:} l=${d%%:*}
-    [ -z "$quick" ] || [ "$ms" = 0 ] || [ "$ms" = 10 ] || continue
-    begin "12$l" "Servers $ms ms away: checksums"
+    delay_begin 12 "$d" checksums || continue
     claim "nbd-evsum's default within 1.1x of its best fixed setting; at 10 ms within 1.25x of its time at 0 ms and at least 1.3x faster than blksum; at 2 ms faster than blksum"
-    source_server "nbdkit -r --filter=delay pattern $size delay-read=${ms}ms"
     fresh no
-    chart "delay $ms $(numfmt --from=iec "$size")"
     cmd "nbd-evsum" 'nbd-evsum "$SRC"'
     cmd "checksum-libev" 'checksum-libev "$SRC"'
     blksum_row blksum '"$SRC"'
     cmd "nbdcopy to null:" 'nbdcopy -- "$SRC" null:'
     tool=nbd-evsum args='"$SRC"'
     delay_rows 8x256k 16x1M 64x256k 64x1M
-    expect wall "nbd-evsum" below 1.1 "best of fixed: nbd-evsum"
-    case $ms in
-      0) expect wall "nbd-evsum" no-more 1 "fixed: nbd-evsum --requests=8 --request-size=256k"
-         note "nbd-evsum --requests=8 --request-size=256k is the fixed default nbd-evsum had before it adapted." ;;
-      2) [ -z "$blksum" ] || expect wall "nbd-evsum" below 1 "blksum" ;;
-      10) expect wall "nbd-evsum" below 1.25 "12a:nbd-evsum"
-          [ -z "$blksum" ] || expect wall "nbd-evsum" below 0.769 "blksum" ;;
-    esac
+    delay_expects 12 "--requests=8 --request-size=256k" "${blksum:+blksum}" 0.769
     note "Every read waits ${ms} ms in the server (nbdkit's delay filter).  nbdcopy to null: reads the same data and hashes nothing."
     note "checksum-libev is the lesson, with its fixed settings."
     run

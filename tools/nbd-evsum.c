@@ -229,10 +229,11 @@ read_end (uint64_t offset)
 
 /* Fill idle slots: zero runs where block status says whole blocks read
  * as zeroes, reads everywhere else.  The depth (tools/depth.h) is the
- * reads in flight; as many slots again may hold data read and waiting
- * for the hash threads, so that a backlog to hash does not stop the
- * reads while a late server is the bottleneck, nor grow without bound
- * while the hashing is.
+ * reads in flight; as many slots again, within the ring, may hold data
+ * read and waiting for the hash threads, so that a backlog to hash does
+ * not stop the reads while a late server is the bottleneck, nor grow
+ * without bound while the hashing is.  With --requests the ring has
+ * that many slots, and they bound both together.
  */
 static void
 start_slots (void)
@@ -445,8 +446,9 @@ IMAGES_HELP
 "                      fixed-size digest OpenSSL knows\n"
 "  --block-size=SIZE   bytes per hashed block, a power of two up to 32M\n"
 "                      (default 64k, as blkhash)\n"
-"  --requests=N        reads in flight (1-%d); without it, start at %d\n"
-"                      and adapt to the server\n"
+"  --requests=N        slots in flight, reads, data waiting to be hashed\n"
+"                      and zero runs (1-%d); without it, start at %d\n"
+"                      reads and adapt to the server\n"
 "  --request-size=SIZE bytes per read, a multiple of the block size\n"
 "                      (%d to %dM; suffixes k, M, G are powers of 1024);\n"
 "                      without it, start at 256k or the block size if\n"
