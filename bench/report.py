@@ -472,6 +472,15 @@ def draw_delay_chart(delays, svg, out):
     """gnuplot: throughput (image bytes over the median time) against
     the servers' delay, one line per command label; and the section
     that shows it."""
+    # A sweep's rows ("fixed: TOOL ...") are one line, TOOL's best fixed
+    # setting at each delay: the chart has one line per program.
+    best = {}
+    for label, ms, mbs in delays:
+        if label.startswith("fixed: "):
+            key = ("best fixed " + label.split()[1], ms)
+            best[key] = max(best.get(key, 0), mbs)
+    delays = [p for p in delays if not p[0].startswith("fixed: ")]
+    delays += [(label, ms, mbs) for (label, ms), mbs in best.items()]
     labels = []
     for label, _, _ in delays:
         if label not in labels:
@@ -483,9 +492,15 @@ def draw_delay_chart(delays, svg, out):
             for _, ms, mbs in sorted(p for p in delays if p[0] == label):
                 f.write("%g %.3f\n" % (ms, mbs))
             f.write("\n\n")
-    plots = ", ".join("'%s' index %d using 1:2 with linespoints pt 7 ps 0.6 "
-                      "title '%s'" % (dat.replace("'", "''"), i,
-                                      label.replace("'", "''"))
+    # gnuplot's own colours repeat after eight: twelve of them, and a
+    # point shape per line, keep the lines apart.
+    colours = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+               "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
+               "#000000", "#aec7e8"]
+    plots = ", ".join("'%s' index %d using 1:2 with linespoints lc rgb '%s' "
+                      "pt %d ps 0.7 title '%s'"
+                      % (dat.replace("'", "''"), i, colours[i % len(colours)],
+                         i % 13 + 1, label.replace("'", "''"))
                       for i, label in enumerate(labels))
     script = "\n".join([
         "set terminal svg size 800,520 dynamic font 'sans,12' background rgb 'white'",
@@ -507,8 +522,9 @@ def draw_delay_chart(delays, svg, out):
     out.append("")
     out.append("Every comparison marked with a delay, drawn together: the "
                "image's size in MB over each command's median wall time, "
-               "against the delay the servers add to each request.  The "
-               "points are in %s." % os.path.basename(dat))
+               "against the delay the servers add to each request; a "
+               "sweep of fixed settings is drawn as its best at each "
+               "delay.  The points are in %s." % os.path.basename(dat))
     out.append("")
     out.append("![throughput against delay](%s)" % os.path.basename(svg))
     out.append("")
