@@ -225,13 +225,16 @@ link_ready ()
   local err
   [ -z "$link_ns" ] || return 0
   link_ns=nbd-libev-bench-${BENCH_STATE##*.}
-  if ! err=$({ ip netns add "$link_ns" &&
-               ip netns exec "$link_ns" ip link set lo up &&
+  if ! err=$(ip netns add "$link_ns" 2>&1); then
+    echo "comparisons.sh: 13: skipped: cannot make a network namespace: $(echo "$err" | head -1)" >&2
+    link_ns=
+    return 1
+  fi
+  if ! err=$({ ip netns exec "$link_ns" ip link set lo up &&
                ip netns exec "$link_ns" tc qdisc add dev lo root tbf \
                  rate $link_rate burst 1mb latency 50ms; } 2>&1); then
     echo "comparisons.sh: 13: skipped: cannot make a network namespace with a tbf link: $(echo "$err" | head -1)" >&2
-    ip netns del "$link_ns" 2>/dev/null || :
-    link_ns=
+    link_cleanup
     return 1
   fi
   link_exec="ip netns exec $link_ns"

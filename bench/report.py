@@ -23,7 +23,8 @@ also gathered in one table at the top.  A comparison marked "chart
 request-size" is also drawn with gnuplot, time against request size,
 as CHART.svg; those marked "chart delay MS BYTES" (the servers' delay
 per request and the image size) are drawn together, throughput against
-delay, one line per command label, as --delay-chart's SVG.
+delay, one line per command label (a sweep's rows, "fixed: TOOL ...",
+as one line, TOOL's best at each delay), as --delay-chart's SVG.
 
 An expect's OTHER may also be "best of PREFIX": of the commands whose
 labels start with PREFIX, the one with the lowest median (a sweep's
@@ -470,8 +471,8 @@ def comparison(meta, chart_svg, out, judged, every, delays):
 
 def draw_delay_chart(delays, svg, out):
     """gnuplot: throughput (image bytes over the median time) against
-    the servers' delay, one line per command label; and the section
-    that shows it."""
+    the servers' delay, one line per command label, a sweep's as one;
+    and the section that shows it."""
     # A sweep's rows ("fixed: TOOL ...") are one line, TOOL's best fixed
     # setting at each delay: the chart has one line per program.
     best = {}

@@ -101,7 +101,7 @@ start ()
       shift
       qemu-nbd --fork --persistent --socket="$sock" --pid-file="$pidfile" "$@" ||
         die "qemu-nbd $* did not start" ;;
-    *) die "unknown server '$1' (nbdkit or qemu-nbd)" ;;
+    *) die "unknown server '$1' (nbdkit, qemu-nbd, or tcp NETNS PORT nbdkit)" ;;
   esac
   for _ in $(seq 1 500); do
     [ -s "$pidfile" ] && [ -S "$sock" ] && return 0

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "depth.h"
+#include "util.h"
 
 void
 depth_init (struct depth *d, unsigned requests, uint64_t request_size,
@@ -102,7 +103,7 @@ depth_update (struct depth *d, uint64_t now_ns)
     d->btlbw * d->rtprop_ns / 1e9;
   size = d->min_size;
   while (size < d->max_size && size * d->min_requests < target)
-    size *= 2;
+    size = MIN (size * 2, d->max_size);
   requests = d->min_requests;
   while (requests < d->max_requests && (double) requests * size < target)
     requests++;

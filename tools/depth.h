@@ -11,8 +11,9 @@
  * (Cardwell et al., "BBR: Congestion-Based Congestion Control", ACM
  * Queue 14(5), 2016):
  *
- *  - The round trip (RTprop): the shortest time a slot took from being
- *    taken to being given back, over the last RTPROP_WINDOW_NS, as
+ *  - The round trip (RTprop): the shortest time a slot's work took
+ *    (nbd-evcopy: from its read to the end of its write; nbd-evsum:
+ *    its read), over the last RTPROP_WINDOW_NS, as
  *    BBR keeps it.  Queueing only ever adds to it, so the shortest is
  *    the path's own; the window is long because once the depth is
  *    larger than the path holds, requests queue in the servers and no
@@ -37,7 +38,7 @@
  * flight come first from larger requests (up to max_size, within the
  * servers' maximum block sizes), then from more of them (up to
  * max_requests), never below the starting values, so that a server that
- * answers at once is driven exactly as with the fixed defaults.  The
+ * answers at once gets at least what the fixed defaults gave it.  The
  * buffers are allocated once for the most: max_requests x max_size is
  * the bound on memory.  An option given explicitly (--requests,
  * --request-size) fixes its value.  No libnbd, no libev: the program
@@ -79,7 +80,7 @@ struct depth {
 
 /* Start at requests of request_size, and go no further than
  * max_requests of max_size.  A value that must not change is passed as
- * its own maximum.  All sizes are powers of two.
+ * its own maximum.  max_size is request_size times a power of two.
  */
 void depth_init (struct depth *d, unsigned requests, uint64_t request_size,
                  unsigned max_requests, uint64_t max_size);

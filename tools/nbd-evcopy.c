@@ -63,7 +63,8 @@
 #include "util.h"
 
 /* Zero commands take a slot of the ring, so they count against the
- * requests in flight, but they need no buffer.  A zero extent goes out
+ * requests in flight; they need no buffer, though each slot holds one
+ * (tools/buffers.h) in case the destination cannot zero.  A zero extent goes out
  * in as few commands as the destination allows (zero_max):
  *  - At most its maximum block size, if it says one.  Until the NBD
  *    protocol's "Block size constraints" were relaxed in 2023, that
@@ -814,7 +815,8 @@ IMAGES_HELP
 "                      at %d and adapt to the servers\n"
 "  --request-size=SIZE bytes per data request (%d to %dM; suffixes k, M,\n"
 "                      G are powers of 1024); without it, start at 256k\n"
-"                      and adapt, up to 1M\n"
+"                      and adapt, up to 1M (or the block size of\n"
+"                      --checksum, if larger)\n"
 "  --init              let libnbd zero read buffers before each read\n"
 "  --no-init           do not (default; every read's error is checked)\n"
 "  --allocated         zero with NO_HOLE, so the destination stays\n"

@@ -10,9 +10,10 @@
  * has the construction).  What it shows:
  *
  *  - The in-order consumer of liburing's examples on top of the common
- *    request ring, retired in issue order: REQUESTS reads are in flight and
+ *    request ring, retired in issue order: reads are in flight and
  *    complete in any order, but the hash is fed strictly in offset order
- *    as slots retire from the head of the ring.
+ *    as slots retire from the head of the ring.  How many reads, and of
+ *    what size, follows the server (tools/depth.h).
  *
  *  - Work handed to threads beside the loop (common/pool.c, joined to
  *    the ring's digest areas in tools/ordered-hash.c).  The loop
@@ -87,7 +88,7 @@
 /* Reads in flight to start with.  Against a server that answers at
  * once, enough to keep every hash thread busy with one slot while the
  * next few are read; more only add memory, as the hashing, not the
- * server, is the bottleneck.  Each read is DEFAULT_REQUEST_SIZE
+ * server, is the bottleneck.  Each read starts at DEFAULT_REQUEST_SIZE
  * (tools/options.h), 256 KiB: 4 blocks, about 0.15 ms of SHA-256
  * for a hash thread, so handing slots over costs next to nothing.
  * Against a server that answers late, the depth grows as the reads
@@ -452,7 +453,7 @@ IMAGES_HELP
 "  --request-size=SIZE bytes per read, a multiple of the block size\n"
 "                      (%d to %dM; suffixes k, M, G are powers of 1024);\n"
 "                      without it, start at 256k or the block size if\n"
-"                      larger, and adapt, up to 1M\n"
+"                      larger, and adapt, up to 1M or the start if larger\n"
 "  --socket-buffer=SIZE\n"
 "                      set SO_SNDBUF and SO_RCVBUF of the socket\n"
 "  -C N, --connections=N\n"
