@@ -8,10 +8,10 @@
  *    and merged, so that a 1 TiB hole is one extent.
  *
  *  - One NBD_CMD_WRITE_ZEROES per zero extent, split only where the
- *    32-bit length field forces it: an empty 1 TiB image costs 257
- *    commands instead of four million reads and writes.  The original
- *    report on the mailing list found it about 3x faster than qemu-img
- *    convert (docs/benchmarks.md has what make bench measures here).
+ *    32-bit length field or the server's maximum block size forces it:
+ *    an empty 1 TiB image costs 257 commands (with no maximum), not
+ *    four million reads and writes.  The original report on the list
+ *    found it about 3x faster than qemu-img convert (docs/benchmarks.md).
  *
  *  - A buffer that reads back all zero becomes a zero command too, so
  *    a source without block status still makes a sparse copy.
