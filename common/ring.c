@@ -10,12 +10,7 @@
 
 #include "ring.h"
 
-const char *const slot_state_names[] = {
-  [SLOT_IDLE] = "idle",
-  [SLOT_BUSY] = "busy",
-  [SLOT_DONE] = "done",
-  [SLOT_FAILED] = "failed",
-};
+const char *const slot_state_names[] = { "idle", "busy", "done", "failed" };
 
 static uint64_t
 now_ns (void)
@@ -108,13 +103,18 @@ ring_command_done (void *slot, int *error)
 struct slot *
 ring_first_failed (struct ring *ring)
 {
-  struct slot *first = NULL;
-  unsigned i;
+  struct slot *first = NULL, *s;
+  unsigned i, seen, n = ring->nr_slots, j = ring->next_seq % n;
 
-  for (i = 0; i < ring->nr_slots; i++)
-    if (ring->slots[i].state == SLOT_FAILED &&
-        (first == NULL || ring->slots[i].offset < first->offset))
-      first = &ring->slots[i];
+  /* Newest first, until every slot in use is seen: they are among the
+   * last taken, so a ring far larger than its use is not scanned whole.
+   */
+  for (i = seen = 0; i < n && seen < ring->in_use; i++) {
+    s = &ring->slots[j = j ? j - 1 : n - 1];
+    seen += s->state != SLOT_IDLE;
+    if (s->state == SLOT_FAILED && (!first || s->offset < first->offset))
+      first = s;
+  }
   return first;
 }
 

@@ -32,7 +32,7 @@ enum slot_state {
   SLOT_DONE,            /* the step finished: the program's turn */
   SLOT_FAILED,          /* the step failed; slot->error says why */
 };
-extern const char *const slot_state_names[]; /* for debug output */
+extern const char *const slot_state_names[]; /* in enum order, for -v */
 
 struct slot {
   struct ring *ring;    /* back pointer, for completion callbacks */

@@ -187,6 +187,38 @@ test_first_failed (void)
   ring_free (ring);
 }
 
+/* The same in a ring far larger than its use, which is searched newest
+ * first and only until every slot in use was seen: failed slots are
+ * found wherever they are, on both sides of the wrap, behind idle ones
+ * and behind a slot taken long before the others.
+ */
+static void
+test_first_failed_sparse (void)
+{
+  struct ring *ring = ring_new (16, 0);
+  struct slot *old, *a, *b, *t;
+  unsigned i;
+
+  old = ring_take (ring, 0, 100);               /* slot 0, stays busy */
+  for (i = 1; i < 14; i++)                      /* slots 1-13, given back */
+    ring_release (ring_take (ring, i * 100, 100));
+  a = ring_take (ring, 1400, 100);              /* slot 14 */
+  ring_release (ring_take (ring, 1500, 100));   /* slot 15 */
+  b = ring_take (ring, 1600, 100);              /* slot 1, after the wrap */
+  CHECK (a->index == 14 && b->index == 1 && ring->in_use == 3);
+  CHECK (ring_first_failed (ring) == NULL);
+  ring_complete (a, 5);
+  CHECK (ring_first_failed (ring) == a);
+  ring_complete (old, 5);                       /* behind them all */
+  CHECK (ring_first_failed (ring) == old);
+  ring_release (old);
+  ring_complete (b, 5);
+  CHECK (ring_first_failed (ring) == a);
+  t = ring_take (ring, 1700, 100);              /* a third, busy */
+  CHECK (ring_first_failed (ring) == a && t->state == SLOT_BUSY);
+  ring_free (ring);
+}
+
 /* The oldest busy slot is the one taken first, of a kind and on a
  * connection if asked; the low water mark is the lowest offset still in
  * use, or the next offset.
@@ -229,6 +261,7 @@ main (void)
   test_in_order_wrap ();
   test_failure ();
   test_first_failed ();
+  test_first_failed_sparse ();
   test_oldest_and_low_water ();
   return check_status ("test-ring");
 }

@@ -3,30 +3,23 @@
 #include <config.h>
 
 #include <assert.h>
-#include <errno.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "buffers.h"
 
 int
-buffers_init (struct buffers *b, unsigned nr, size_t size)
+buffers_init (struct buffers *b, struct ring *ring)
 {
-  long page = sysconf (_SC_PAGESIZE);
-  int err;
+  unsigned i;
 
+  assert (ring->in_use == 0);
   b->n = 0;
-  b->stack = calloc (nr, sizeof *b->stack);
+  b->stack = calloc (ring->nr_slots, sizeof *b->stack);
   if (b->stack == NULL)
     return -1;
-  /* Page-aligned, as the ring's own, for O_DIRECT file I/O. */
-  for (b->n = 0; b->n < nr; b->n++) {
-    err = posix_memalign (&b->stack[b->n], page > 0 ? page : 4096, size);
-    if (err != 0) {
-      buffers_free (b);
-      errno = err;
-      return -1;
-    }
+  for (i = 0; i < ring->nr_slots; i++) {
+    b->stack[b->n++] = ring->slots[i].buf;
+    ring->slots[i].buf = NULL;
   }
   return 0;
 }
@@ -46,10 +39,13 @@ buffers_give (struct buffers *b, struct slot *slot)
 }
 
 void
-buffers_free (struct buffers *b)
+buffers_free (struct buffers *b, struct ring *ring)
 {
-  while (b->n > 0)
-    free (b->stack[--b->n]);
+  unsigned i;
+
+  for (i = 0; i < ring->nr_slots && b->n > 0; i++)
+    if (ring->slots[i].buf == NULL)
+      ring->slots[i].buf = b->stack[--b->n];
   free (b->stack);
   b->stack = NULL;
 }

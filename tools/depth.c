@@ -113,6 +113,17 @@ depth_update (struct depth *d, uint64_t now_ns)
   return d->changed;
 }
 
+bool
+depth_follow (struct depth *d, uint64_t now_ns)
+{
+  if (!depth_update (d, now_ns))
+    return false;
+  debug ("depth: %u requests of %" PRIu64 " bytes (%.0f MB/s, shortest "
+         "round trip %.3f ms)", d->requests, d->request_size, d->btlbw / 1e6,
+         d->rtprop_ns / 1e6);
+  return true;
+}
+
 const char *
 depth_describe (const struct depth *d, char *buf, size_t len)
 {

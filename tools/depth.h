@@ -96,6 +96,11 @@ void depth_sample (struct depth *d, uint64_t bytes, uint64_t start_ns,
  */
 bool depth_update (struct depth *d, uint64_t now_ns);
 
+/* depth_update, and a -v line for each change, with the estimates
+ * behind it.
+ */
+bool depth_follow (struct depth *d, uint64_t now_ns);
+
 /* For -v: "fixed", or how far the depth may grow. */
 const char *depth_describe (const struct depth *d, char *buf, size_t len);
 

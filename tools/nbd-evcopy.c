@@ -64,8 +64,9 @@
 
 /* Zero commands take a slot of the ring, so they count against the
  * requests in flight; they need no buffer, though each slot holds one
- * (tools/buffers.h) in case the destination cannot zero.  A zero extent goes out
- * in as few commands as the destination allows (zero_max):
+ * (tools/buffers.h) in case the destination cannot zero.  A zero
+ * extent goes out in as few commands as the destination allows
+ * (zero_max):
  *  - At most its maximum block size, if it says one.  Until the NBD
  *    protocol's "Block size constraints" were relaxed in 2023, that
  *    maximum bound every command, and qemu's own client still keeps
@@ -658,7 +659,7 @@ static void
 pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
 {
   struct slot *slot;
-  unsigned i;
+  unsigned i, k, seen, in_use;
 
   /* Failures first, and only the first: a lost connection fails every
    * command in flight on it, and a finished read must not start a write
@@ -669,8 +670,16 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
   if ((slot = first_failure ()) != NULL)
     slot_failed (slot);
 
-  for (i = 0; i < ring->nr_slots; i++) {
+  /* The slots in use are among the last taken: newest first, and only
+   * until all of them were seen, as ring_first_failed, so that a ring
+   * sized for the deepest depth is not scanned whole on every pass.
+   */
+  in_use = ring->in_use;
+  i = ring->next_seq % ring->nr_slots;
+  for (k = seen = 0; k < ring->nr_slots && seen < in_use; k++) {
+    i = i ? i - 1 : ring->nr_slots - 1;
     slot = &ring->slots[i];
+    seen += slot->state != SLOT_IDLE;
     switch (slot->state) {
     case SLOT_DONE:
       if (slot->kind == OP_READ) {
@@ -698,12 +707,8 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
   }
 
   /* Once an epoch, the depth follows the estimates (tools/depth.h). */
-  if (!stop_requested (&stop) && depth_update (&depth, now_ns ())) {
+  if (!stop_requested (&stop) && depth_follow (&depth, now_ns ()))
     request_size = depth.request_size;
-    debug ("depth: %u requests of %" PRIu64 " bytes (%.0f MB/s, shortest "
-           "round trip %.3f ms)", depth.requests, depth.request_size,
-           depth.btlbw / 1e6, depth.rtprop_ns / 1e6);
-  }
   do
     start_pieces ();
   while (checksum && !stop_requested (&stop) && retire_hashed () > 0);
@@ -1069,11 +1074,10 @@ main (int argc, char *argv[])
    * hash is fed in order.  Slots for the most the depth may reach; their
    * buffers come from a stack, the one used last first.
    */
-  ring = ring_new (max_requests, 0);
-  if (ring == NULL || buffers_init (&buffers, max_requests, max_size) == -1)
+  ring = ring_new (max_requests, max_size);
+  if (ring == NULL || buffers_init (&buffers, ring) == -1)
     die ("cannot allocate %u requests of %" PRIu64 " bytes: %s",
          max_requests, max_size, strerror (errno));
-  ring->buf_size = max_size;
   ring->verbose = verbose;
   pieces = calloc (max_requests, sizeof *pieces);
   if (pieces == NULL)
@@ -1149,8 +1153,8 @@ main (int argc, char *argv[])
   image_free (&images[1]);
   extents_free (&read_map);
   extents_free (&dst_map);
+  buffers_free (&buffers, ring);
   ring_free (ring);
-  buffers_free (&buffers);
   free (pieces);
   return EXIT_SUCCESS;
 }

@@ -379,12 +379,8 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
       break;
   }
   /* Once an epoch, the depth follows the estimates (tools/depth.h). */
-  if (!stop_requested (&stop) && depth_update (&depth, now_ns ())) {
+  if (!stop_requested (&stop) && depth_follow (&depth, now_ns ()))
     request_size = depth.request_size;
-    debug ("depth: %u requests of %" PRIu64 " bytes (%.0f MB/s, shortest "
-           "round trip %.3f ms)", depth.requests, depth.request_size,
-           depth.btlbw / 1e6, depth.rtprop_ns / 1e6);
-  }
 
   /* Stopping, on a signal or a failure: wait only for the commands in
    * flight.  What the hash threads still hold is theirs to finish.
@@ -529,13 +525,11 @@ checksum_image (struct image *img)
   /* Slots for the most the depth may reach, allocated once; their
    * buffers come from a stack, the one used last first.
    */
-  ring = ring_new (max_requests, 0);
+  ring = ring_new (max_requests, max_size);
   starts = calloc (max_requests, sizeof *starts);
-  if (ring == NULL || starts == NULL ||
-      buffers_init (&buffers, max_requests, max_size) == -1)
+  if (ring == NULL || starts == NULL || buffers_init (&buffers, ring) == -1)
     die ("cannot allocate %u requests of %" PRIu64 " bytes: %s",
          max_requests, max_size, strerror (errno));
-  ring->buf_size = max_size;
   ring->verbose = verbose;
   debug ("hashing %" PRIu64 " bytes with %s, %" PRIu64 "-byte blocks, "
          "%u requests of %" PRIu64 " bytes (%s)", size, digest, block_size,
@@ -562,8 +556,8 @@ checksum_image (struct image *img)
 
   server_close ((struct server *const []) { &src }, 1, &stop);
   extents_free (&map);
+  buffers_free (&buffers, ring);
   ring_free (ring);
-  buffers_free (&buffers);
   free (starts);
   ordered_hash_free (&sh);
   image_free (img);
