@@ -61,12 +61,54 @@ estimate (struct depth *d, uint64_t epoch_rtt_ns, uint64_t now_ns)
   }
 }
 
+/* Set the depth to hold target bytes: larger requests first, up to the
+ * most that min_requests of them need, then more requests.  With
+ * grow_only, a target below the depth now changes nothing.  True if
+ * the depth changed.
+ */
+static bool
+set_depth (struct depth *d, double target, bool grow_only)
+{
+  uint64_t size = d->min_size;
+  unsigned requests = d->min_requests;
+
+  while (size < d->max_size && size * d->min_requests < target)
+    size = MIN (size * 2, d->max_size);
+  while (requests < d->max_requests && (double) requests * size < target)
+    requests++;
+  if (grow_only && requests * size <= d->requests * d->request_size)
+    return false;
+  if (size == d->request_size && requests == d->requests)
+    return false;
+  d->request_size = size;
+  d->requests = requests;
+  return true;
+}
+
+/* While starting, the depth grows as soon as a slot shows more rate
+ * than the estimate, not only once an epoch: each slot's rate is that
+ * of the depth a round trip ago, so waiting for the epoch's end as well
+ * would add a round trip to every step of the climb.
+ */
+static bool
+startup_grow (struct depth *d)
+{
+  double rtprop;
+
+  if (d->epoch_rate <= d->btlbw)
+    return false;
+  d->btlbw = d->epoch_rate;
+  rtprop = d->epoch_rtt_ns;
+  if (d->rtprop_ns > 0 && d->rtprop_ns < rtprop)
+    rtprop = d->rtprop_ns;
+  return set_depth (d, STARTUP_GAIN * d->btlbw * rtprop / 1e9, true);
+}
+
 bool
 depth_update (struct depth *d, uint64_t now_ns)
 {
-  uint64_t length, size, rtt;
-  unsigned slot, requests;
-  double target;
+  uint64_t length, rtt;
+  unsigned slot;
 
   d->changed = false;
   if (d->epoch_start_ns == 0 || d->epoch_rtt_ns == 0)
@@ -74,7 +116,7 @@ depth_update (struct depth *d, uint64_t now_ns)
   length = now_ns - d->epoch_start_ns;
   if (length < EPOCH_MIN_NS ||
       length < (d->startup ? 1 : EPOCH_RTTS) * d->epoch_rtt_ns)
-    return false;
+    return d->changed = d->startup && startup_grow (d);
 
   slot = d->epochs++ % DEPTH_EPOCHS;
   d->rate[slot] = d->epoch_rate;
@@ -96,20 +138,9 @@ depth_update (struct depth *d, uint64_t now_ns)
   }
   estimate (d, rtt, now_ns);
 
-  /* What the path holds, times the gain: larger requests first, up to
-   * the most that min_requests of them need, then more requests.
-   */
-  target = (d->startup ? STARTUP_GAIN : STEADY_GAIN) *
-    d->btlbw * d->rtprop_ns / 1e9;
-  size = d->min_size;
-  while (size < d->max_size && size * d->min_requests < target)
-    size = MIN (size * 2, d->max_size);
-  requests = d->min_requests;
-  while (requests < d->max_requests && (double) requests * size < target)
-    requests++;
-  d->changed = size != d->request_size || requests != d->requests;
-  d->request_size = size;
-  d->requests = requests;
+  /* What the path holds, times the gain. */
+  d->changed = set_depth (d, (d->startup ? STARTUP_GAIN : STEADY_GAIN) *
+                          d->btlbw * d->rtprop_ns / 1e9, false);
   return d->changed;
 }
 
