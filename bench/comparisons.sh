@@ -5,7 +5,7 @@
 #
 # A comparison is declared with begin, claim, note, source_server,
 # destination_server, setup (before the servers start), prime (once they
-# are up), fresh, baseline, chart, runs, expect and cmd, then run.  The
+# are up), fresh, baseline, chart, rounds, expect and cmd, then run.  The
 # sourcing script sets $quick first (empty for full runs) and $only
 # (BENCH_ONLY), calls blksum_ready once $BENCH_STATE exists, and calls
 # define_comparisons once its "run" is defined.
@@ -31,7 +31,7 @@ if [ -n "$quick" ]; then
   big=64M           # 3b's sparse-random image
   huge=1G           # 3c's empty qcow2 images
   zero=64M          # 4a's zero image
-  warmup=0 default_runs=1   # per pass; two passes
+  warmup=0 default_rounds=2  # each command once a round
 else
   size=1G
   big=6G
@@ -39,7 +39,7 @@ else
   # nbdcopy | sha256sum reads every zero through a pipe at about
   # 300 MB/s here: 2G keeps one run under ten seconds.
   zero=2G
-  warmup=1 default_runs=3   # per pass; two passes: 6 runs
+  warmup=1 default_rounds=6  # each command once a round, after one warm-up
 fi
 
 # nbd-evcopy copying as copy-libev does: no block status, every buffer
@@ -65,7 +65,7 @@ begin ()
 {
   id=$1 title=$2
   claim= notes=() src= dst= setup= prime= fresh=yes baseline= chart=
-  labels=() commands=() expects=() pass_runs=
+  labels=() commands=() expects=() nr_rounds=
 }
 claim () { claim=$1; }
 note () { notes+=("$1"); }
@@ -77,9 +77,9 @@ fresh () { fresh=$1; }
 baseline () { baseline=$1; }
 chart () { chart=$1; }
 cmd () { labels+=("$1"); commands+=("$2"); }
-# runs N: N timed runs per pass instead of make bench's default, for a
-# cheap comparison whose claimed effect is small.
-runs () { [ -n "$quick" ] || pass_runs=$1; }
+# rounds N: N rounds (N timed runs of each command) instead of make
+# bench's default, for a cheap comparison whose claimed effect is small.
+rounds () { [ -n "$quick" ] || nr_rounds=$1; }
 
 # expect METRIC LABEL OP VALUE [OTHER]: the claim in numbers, which
 # make bench's report judges.  METRIC is wall (the elapsed time) or cpu
@@ -297,7 +297,7 @@ define_comparisons ()
   claim "copy-libev (the lesson, which has libnbd leave read buffers as they are) is 3-10% faster than copy-libev --init"
   source_server "nbdkit pattern $size"
   primed_memory "$size"
-  runs 10
+  rounds 20
   cmd "copy-libev --init" 'copy-libev --init "$SRC" "$DST"'
   cmd "copy-libev" 'copy-libev "$SRC" "$DST"'
   expect cpu "copy-libev" below 0.97 "copy-libev --init"
@@ -349,7 +349,7 @@ define_comparisons ()
   primed_memory "$size"
   # Twice the runs: with 3 a pass, the 1.2x claim's interval straddled
   # its bound; the comparison is cheap.
-  runs 6
+  rounds 12
   copiers lesson
   expect wall "copy-libev" below 0.833 "nbdcopy"
   expect wall "copy-libev" below 0.833 "qemu-img convert -n -W"
@@ -525,7 +525,7 @@ define_comparisons ()
   claim "the default --timeout costs nothing measurable against --timeout=0 (one timer per connection, a stamp per read)"
   source_server "nbdkit pattern $size"
   null_destination "$size"
-  runs 6
+  rounds 12
   cmd "$copyall" "$copyall \"\$SRC\" \"\$DST\""
   cmd "$copyall --timeout=0" "$copyall --timeout=0 \"\$SRC\" \"\$DST\""
   cmd "nbd-evsum" 'nbd-evsum "$SRC"'
@@ -541,7 +541,7 @@ define_comparisons ()
   claim "several connections (multi-conn) make the copy faster, as they do for nbdcopy"
   source_server "nbdkit pattern $size"
   null_destination "$size"
-  runs 6
+  rounds 12
   cmd "$copyall -C 1" "$copyall -C 1 \"\$SRC\" \"\$DST\""
   cmd "$copyall -C 2" "$copyall -C 2 \"\$SRC\" \"\$DST\""
   cmd "$copyall (default)" "$copyall \"\$SRC\" \"\$DST\""
@@ -687,7 +687,7 @@ define_comparisons ()
   claim "as 10b, against one qemu-nbd serving all the runs"
   empty_qcow2
   fresh no
-  runs 6
+  rounds 12
   run
   # Comparisons 11 and 12: servers that answer each request after a
   # delay, as a server across a network or on remote storage does

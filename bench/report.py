@@ -203,20 +203,28 @@ def read_times(path, warmup, expected):
 
 
 def pooled_results(meta):
-    """Each command's runs from both passes (run.sh makes a forward and
-    a reverse pass), pooled: the wall times from hyperfine's JSON (which
-    subtracts the shell's start-up), the CPU times from bash's time."""
+    """Each command's runs, pooled: the wall times from hyperfine's JSON
+    (which subtracts the shell's start-up), the CPU times from bash's
+    time.  run.sh runs rounds, every command once a round (ID.rN.json);
+    a command's runs are then in round order, and "paired" is true.
+    Reports of older harnesses ran two passes, forward and reverse
+    (ID.json, ID.rev.json), which pair nothing."""
     stem = os.path.splitext(meta["path"])[0]
     warmup = int(meta["warmup"])
     index = {label: i for i, (label, _) in enumerate(meta["commands"])}
+    if "rounds" in meta:
+        passes = [("%s.r%d" % (stem, r), warmup if r == 1 else 0)
+                  for r in range(1, int(meta["rounds"]) + 1)]
+    else:
+        passes = [(stem, warmup), (stem + ".rev", warmup)]
     pooled = {}
-    for pass_stem in (stem, stem + ".rev"):
+    for pass_stem, pass_warmup in passes:
         with open(pass_stem + ".json", encoding="utf-8") as f:
             results = json.load(f)["results"]
         for r in results:
             label = r["command"]
             cpu = read_times("%s.times.%d" % (pass_stem, index[label]),
-                             warmup, len(r["times"]))
+                             pass_warmup, len(r["times"]))
             p = pooled.setdefault(label, {"wall": [], "user": [],
                                           "system": []})
             p["wall"] += r["times"]
@@ -226,6 +234,7 @@ def pooled_results(meta):
         p["cpu"] = [u + s for u, s in zip(p["user"], p["system"])]
         p["mean"], p["stddev"] = mean_sd(p["wall"])
         p["cpu_mean"], p["cpu_sd"] = mean_sd(p["cpu"])
+        p["paired"] = "rounds" in meta
     return pooled
 
 
@@ -288,20 +297,31 @@ def judge(meta, expect, results, every):
     bound = float(value[:-1] if seconds else value)
     median = statistics.median
     samples = [results[label][key]]
-    if other:
-        samples.append(other_results[key])
-    if other and seconds:
-        kind = "difference"
-        stat = lambda a, b: median(a) - median(b)
+    # Two commands of one comparison ran side by side, round by round:
+    # the claim is judged on the median of the rounds' own ratios (or
+    # differences), which drift on the machine between rounds does not
+    # move, and the rounds are resampled whole.  Otherwise (another
+    # comparison's command, or an older report's passes) each command's
+    # runs are resampled independently.
+    paired = (other and other_results is not None and
+              other_results.get("paired") and
+              results[label].get("paired") and
+              any(other_results is r for r in results.values()))
+    if other and paired:
+        a, b = results[label][key], other_results[key]
+        kind = "difference" if seconds else "ratio"
+        samples = [[x - y if seconds else x / y for x, y in zip(a, b)]]
+        stat = median
     elif other:
-        kind = "ratio"
-        stat = lambda a, b: median(a) / median(b)
+        samples.append(other_results[key])
+        kind = "difference" if seconds else "ratio"
+        stat = ((lambda a, b: median(a) - median(b)) if seconds else
+                (lambda a, b: median(a) / median(b)))
     else:
         kind = "time"
         stat = median
-    # Each command's runs are resampled independently: hyperfine does
-    # not pair them.  A new seeded generator per claim, so that a claim's
-    # interval does not depend on the claims before it.
+    # A new seeded generator per claim, so that a claim's interval does
+    # not depend on the claims before it.
     point = stat(*samples)
     lo, hi = bootstrap(stat, samples, random.Random(1))
     half = (hi - lo) / 2
@@ -410,8 +430,14 @@ def comparison(meta, chart_svg, out, judged, every, delays):
             " writes the same data, if any)")
     if servers:
         out.append("Servers: %s, %s." % (", ".join(servers), when))
-    out.append("Runs: two passes of `hyperfine --warmup %s --runs %s`."
-               % (meta["warmup"], meta["runs"]))
+    if "rounds" in meta:
+        out.append("Runs: %s rounds, each command once a round, after %s "
+                   "warm-up run%s in the first."
+                   % (meta["rounds"], meta["warmup"],
+                      "" if meta["warmup"] == "1" else "s"))
+    else:
+        out.append("Runs: two passes of `hyperfine --warmup %s --runs %s`."
+                   % (meta["warmup"], meta["runs"]))
     if "setup" in meta:
         out.append("Before starting them: `%s`." % meta["setup"])
     if "prime" in meta:
@@ -588,16 +614,29 @@ def header(info, out):
     out.append("")
     out.append("## Method")
     out.append("")
-    out.append(
-        "Each comparison below is two hyperfine passes (`hyperfine %s` "
-        "each, unless the comparison says otherwise) over the commands it "
-        "compares, the second pass in reverse order.  hyperfine runs all "
-        "the runs of one command before the next, so anything that drifts "
-        "during a comparison (background load, memory the previous servers "
-        "freed) favours one end of the list; the reversed pass gives every "
-        "command the same share of early and late runs.  The tables pool "
-        "both passes: mean and standard deviation over all runs."
-        % info.get("hyperfine_opts", "?"))
+    if "rounds" in info:
+        out.append(
+            "Each comparison below is %s rounds, unless it says "
+            "otherwise, after %s warm-up run(s) of each command in the "
+            "first: each round is a hyperfine run of every command once "
+            "(`--runs 1`), in an order that rotates from round to round.  "
+            "hyperfine on its own runs all the runs of one command before "
+            "the next, so anything that drifts during a comparison "
+            "(background load, memory the previous servers freed) would "
+            "favour one end of the list; in rounds every command gets the "
+            "same share of early and late places, and a claim that "
+            "compares two commands of one comparison is judged on the "
+            "ratios within each round.  The tables pool all rounds: mean "
+            "and standard deviation over all runs."
+            % (info["rounds"], info.get("warmup", "?")))
+    else:
+        out.append(
+            "Each comparison below is two hyperfine passes (`hyperfine %s` "
+            "each, unless the comparison says otherwise) over the commands "
+            "it compares, the second pass in reverse order, so that every "
+            "command gets the same share of early and late runs.  The "
+            "tables pool both passes: mean and standard deviation over all "
+            "runs." % info.get("hyperfine_opts", "?"))
     out.append("")
     out.append(
         "Two layers of this suite run: the lesson `copy-libev` "
@@ -637,8 +676,10 @@ def header(info, out):
         "metric its effect is expected in (client CPU time for work the "
         "client saves, wall time for the rest): the ratio of two "
         "commands' medians (or their difference, or one median) with a "
-        "95%% percentile bootstrap interval (%d resamples of each "
-        "command's runs, independently, seed 1).  For a claim *below* or "
+        "95%% percentile bootstrap interval (%d resamples, seed 1: of "
+        "the rounds, for two commands that ran in the same rounds, whose "
+        "ratio is then the median of the rounds' own ratios; else of each "
+        "command's runs, independently).  For a claim *below* or "
         "*above* a bound, *borne out* means the whole interval meets the "
         "claim, *not borne out* that none of it does, *undecided* that "
         "the interval straddles the bound.  A claim of no difference "

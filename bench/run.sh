@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # run.sh: the benchmarks behind the claims in the docs (make bench).
 #
-# Each comparison is two hyperfine passes over the commands it
-# compares, the second in reverse order.  The servers are captive:
+# Each comparison is rounds of hyperfine runs, every command once a
+# round, in an order that rotates from round to round.  The servers are captive:
 # started on Unix sockets in a temporary directory, either once for all
 # the runs (when every run leaves them as it found them, a primed
 # memory destination included) or in hyperfine's --prepare before every
@@ -110,7 +110,7 @@ blksum_ready || die "BLKSUM=$BLKSUM cannot run; unset it to leave blksum's rows 
   printf 'started\t%s\n' "$(date '+%Y-%m-%d %H:%M:%S %z')"
   printf 'host\t%s\n' "$(hostname)"
   printf 'quick\t%s\n' "${quick:-0}"
-  printf 'hyperfine_opts\t--warmup %s --runs %s\n' "$warmup" "$default_runs"
+  printf 'rounds\t%s\nwarmup\t%s\n' "$default_rounds" "$warmup"
   printf 'load_before\t%s\n' "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || :)"
   printf 'srcdir\t%s\n' "$(dirname "$bench")"
   [ -z "$blksum" ] || printf 'blksum\t%s\n' "$blksum${blksum_fix:+ ($blksum_fix)}"
@@ -124,6 +124,7 @@ run ()
 {
   selected "$id" || return 0
   local meta="$work/$id.meta" prepare i args=()
+  local rounds=${nr_rounds:-$default_rounds}
   prepare_command
   {
     printf 'id\t%s\ntitle\t%s\nclaim\t%s\n' "$id" "$title" "$claim"
@@ -133,7 +134,7 @@ run ()
     [ -z "$setup" ] || printf 'setup\t%s\n' "$setup"
     [ -z "$prime" ] || printf 'prime\t%s\n' "$prime"
     [ -z "$chart" ] || printf 'chart\t%s\n' "$chart"
-    printf 'warmup\t%s\nruns\t%s\n' "$warmup" "${pass_runs:-$default_runs}"
+    printf 'warmup\t%s\nrounds\t%s\n' "$warmup" "$rounds"
     for i in "${!notes[@]}"; do printf 'note\t%s\n' "${notes[$i]}"; done
     for i in "${!expects[@]}"; do printf 'expect\t%s\n' "${expects[$i]}"; done
     for i in "${!labels[@]}"; do
@@ -149,29 +150,37 @@ run ()
     sh -c "$prepare" || die "$id: servers did not start: $prepare"
   fi
   # hyperfine runs all the runs of one command before the next, so
-  # whatever drifts during a comparison (the host's load, memory freed by
-  # the last servers) favours one end of the list.  Two passes, the
-  # second in reverse order (A B C, then C B A), give every command the
-  # same share of early and late runs; report.py pools them.
-  hyperfine_pass "$id.json" "${!labels[@]}"
-  hyperfine_pass "$id.rev.json" $(printf '%s\n' "${!labels[@]}" | tac)
+  # whatever drifts during a comparison (the host's load, memory freed
+  # by the last servers) would favour one end of the list.  So each
+  # round is one hyperfine run of every command once, in an order that
+  # rotates from round to round, the warm-up runs in the first round
+  # only: every command gets the same share of early and late places,
+  # and report.py compares commands round by round.
+  local r order
+  for r in $(seq 1 "$rounds"); do
+    order=$(printf '%s\n' "${!labels[@]}" |
+              awk -v n=${#labels[@]} -v r="$r" \
+                '{ a[NR - 1] = $0 } END { for (i = 0; i < n; i++) print a[(i + r - 1) % n] }')
+    hyperfine_pass "$id.r$r.json" "$([ "$r" = 1 ] && echo "$warmup" || echo 0)" $order
+  done
   "$servers" stop-all
 }
 
-# hyperfine_pass JSON INDEX...: one hyperfine run over the comparison's
-# commands, in the order of the indexes given.
+# hyperfine_pass JSON WARMUP INDEX...: one hyperfine run of each of the
+# comparison's commands, after WARMUP untimed ones, in the order of the
+# indexes given.
 #
 # hyperfine gives only the mean of the CPU times, and the report needs
 # every run's to give their spread, so each command runs under bash's
 # "time", which appends the run's elapsed, user and system seconds
 # (children included: the client's whole process tree, which is what
-# the shell waits for) to $work/ID[.rev].times.INDEX; the command's own
+# the shell waits for) to $work/ID.rROUND.times.INDEX; the command's own
 # stderr goes where hyperfine sends it, through fd 3.  bash's time
 # keeps milliseconds where GNU time keeps hundredths.
 hyperfine_pass ()
 {
-  local json=$1 i args=() times
-  shift
+  local json=$1 pass_warmup=$2 i args=() times
+  shift 2
   for i in "$@"; do
     times=$work/${json%.json}.times.$i
     : >"$times"
@@ -184,7 +193,7 @@ hyperfine_pass ()
   # trap at once, not only once hyperfine has finished the comparison.
   # LC_ALL=C: bash's time writes the locale's decimal separator.
   LC_ALL=C TIMEFORMAT='%3R %3U %3S' \
-  hyperfine --warmup "$warmup" --runs "${pass_runs:-$default_runs}" --shell=bash \
+  hyperfine --warmup "$pass_warmup" --runs 1 --shell=bash \
     --style basic --export-json "$work/$json" "${args[@]}" >&2 &
   hf_pid=$!
   wait "$hf_pid" ||

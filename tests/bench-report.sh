@@ -104,12 +104,39 @@ for p in u u.rev; do
   times "$w/$p.times.1" 0.070 0.060 0.071 0.060 0.069 0.060
 done
 
+# A comparison run in rounds, as run.sh runs them now: P and Q once a
+# round, the warm-up in the first round only.  The machine drifts from
+# round to round (P takes 1 to 3 s), and Q takes 0.9 of P's time in
+# every round: judged round by round, Q/P is 0.900 exactly, where the
+# runs resampled apart from each other could not tell it below 0.95.
+cat >"$w/v.meta" <<'EOF2'
+id	v
+title	Synthetic, in rounds
+claim	known verdicts
+baseline	P
+fresh	no
+warmup	1
+rounds	4
+command	P	p
+command	Q	q
+expect	wall	Q	below	0.95	P
+expect	wall	Q	below	1	t:A
+EOF2
+p_times=(1.0 2.0 1.5 3.0) q_times=(0.9 1.8 1.35 2.7)
+for r in 1 2 3 4; do
+  json "$w/v.r$r.json" "P:${p_times[$r-1]}" "Q:${q_times[$r-1]}"
+  for i in 0 1; do
+    times "$w/v.r$r.times.$i" 0.100 0.050
+    [ "$r" = 1 ] || sed -i 1d "$w/v.r$r.times.$i"
+  done
+done
+
 report ()
 {
   python3 "$abs_top_srcdir/bench/report.py" --info "$w/run.info" \
     --output "$tmpdir/report.md" --chart "$tmpdir/chart.svg" \
     --delay-chart "$tmpdir/delay.svg" \
-    "$w/t.meta" "$w/u.meta"
+    "$w/t.meta" "$w/u.meta" "$w/v.meta"
 }
 report || fail "report.py failed"
 cat "$tmpdir/report.md"
@@ -153,6 +180,14 @@ grep -Fq '| u | `G` / best of `F*` above 10 | wall time | 14.000 [' "$tmpdir/rep
 grep -Fq ', the best `F` |' "$tmpdir/report.md" || fail "the best of F* is not named"
 verdict u wall '`G` / `A` of t below 0.2' "borne out" yes
 verdict u wall '`G` below 1 against z:A' "not judged: comparison z did not run"
+grep -Fq '| v | `Q` / `P` below 0.95 | wall time | 0.900 [0.900, 0.900] |' \
+  "$tmpdir/report.md" || fail "Q/P not judged round by round"
+verdict v wall '`Q` / `P` below 0.95' "borne out" yes
+# Against another comparison's command nothing pairs the runs.
+grep -Fq '| v | `Q` / `A` of t below 1 | wall time | 1.575 [' \
+  "$tmpdir/report.md" || fail "Q against t's A not judged on medians"
+grep -Fq 'Runs: 4 rounds, each command once a round, after 1 warm-up run in the first.' \
+  "$tmpdir/report.md" || fail "the rounds are not described"
 # The delay chart: each label's image MB over its median time, at its
 # comparison's delay (A at 0 ms: 1 MB in 1 s; F at 10 ms: in 10 ms).
 [ -s "$tmpdir/delay.svg" ] || fail "no delay chart"
