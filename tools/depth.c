@@ -91,17 +91,16 @@ set_depth (struct depth *d, double target, bool grow_only)
  * would add a round trip to every step of the climb.
  */
 static bool
-startup_grow (struct depth *d)
+startup_grow (struct depth *d, uint64_t now_ns)
 {
-  double rtprop;
-
   if (d->epoch_rate <= d->btlbw)
     return false;
   d->btlbw = d->epoch_rate;
-  rtprop = d->epoch_rtt_ns;
-  if (d->rtprop_ns > 0 && d->rtprop_ns < rtprop)
-    rtprop = d->rtprop_ns;
-  return set_depth (d, STARTUP_GAIN * d->btlbw * rtprop / 1e9, true);
+  if (d->rtprop_ns == 0 || d->epoch_rtt_ns < d->rtprop_ns) {
+    d->rtprop_ns = d->epoch_rtt_ns;
+    d->rtprop_at_ns = now_ns;
+  }
+  return set_depth (d, STARTUP_GAIN * d->btlbw * d->rtprop_ns / 1e9, true);
 }
 
 bool
@@ -116,7 +115,7 @@ depth_update (struct depth *d, uint64_t now_ns)
   length = now_ns - d->epoch_start_ns;
   if (length < EPOCH_MIN_NS ||
       length < (d->startup ? 1 : EPOCH_RTTS) * d->epoch_rtt_ns)
-    return d->changed = d->startup && startup_grow (d);
+    return d->changed = d->startup && startup_grow (d, now_ns);
 
   slot = d->epochs++ % DEPTH_EPOCHS;
   d->rate[slot] = d->epoch_rate;

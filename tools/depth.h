@@ -28,8 +28,10 @@
  *    rate, each epoch's measured rate is higher and the depth grows
  *    again, and once the rate stops growing, the depth stops growing
  *    with it.  While starting, the gain is BBR's startup gain, 2/ln 2,
- *    which doubles the rate every round trip; once three epochs
- *    running brought less than a quarter more rate, it is 2.
+ *    which doubles the rate every round trip, and the depth grows as
+ *    soon as a slot shows more rate than the estimate, not only at the
+ *    end of an epoch; once three epochs running brought less than a
+ *    quarter more rate, the gain is 2.
  *
  * An epoch lasts a round trip while starting and EPOCH_RTTS round
  * trips after, and at least EPOCH_MIN_NS: long enough for a rate, short
