@@ -347,8 +347,8 @@ define_comparisons ()
   claim "copy-libev at least 1.2x faster than the faster of nbdcopy and qemu-img convert, with less client CPU time than nbdcopy"
   source_server "nbdkit pattern $size"
   primed_memory "$size"
-  # Twice the runs: with 3 a pass, the 1.2x claim's interval straddled
-  # its bound; the comparison is cheap.
+  # Twice the default rounds: with 6 runs, the 1.2x claim's interval
+  # straddled its bound; the comparison is cheap.
   rounds 12
   copiers lesson
   expect wall "copy-libev" below 0.833 "nbdcopy"
