@@ -10,6 +10,7 @@
 #   make bench QUICK=1             small images, 2 runs: about a minute
 #   make bench BENCH_ONLY="2 3a"   only some comparisons
 #   make bench BENCH_RESULTS=DIR   the report elsewhere
+#   make bench BENCH_ROUNDS=N      N rounds in every comparison (default 6)
 #   make bench BLKSUM=PATH         blkhash's blksum beside nbd-evsum
 #   make bench LIBNBD_COPY_LIBEV=PATH
 #                                  libnbd's own copy-libev example beside
@@ -83,6 +84,7 @@ bench: $(bin_PROGRAMS) $(noinst_PROGRAMS)
 	QUICK="$(QUICK)" \
 	BENCH_RESULTS="$(BENCH_RESULTS)" \
 	BENCH_ONLY="$(BENCH_ONLY)" \
+	BENCH_ROUNDS="$(BENCH_ROUNDS)" \
 	BLKSUM="$(BLKSUM)" \
 	LIBNBD_COPY_LIBEV="$(LIBNBD_COPY_LIBEV)" \
 	$(SHELL) $(srcdir)/bench/run.sh

@@ -19,6 +19,8 @@
 #   BENCH_RESULTS  where the report goes (default: bench/results beside
 #                  this script)
 #   BENCH_ONLY     comparison ids to run, e.g. "2 3a" (default: all)
+#   BENCH_ROUNDS   rounds in every comparison, for narrower intervals
+#                  (default: 6, or what the comparison sets; QUICK: 2)
 #   BLKSUM         blkhash's blksum, for rows beside nbd-evsum (left
 #                  out when unset; comparisons.sh's blksum_ready says
 #                  how a blksum whose library does not load is run)
@@ -52,6 +54,10 @@ case ${QUICK:-} in
 esac
 results=${BENCH_RESULTS:-$bench/results}
 only=${BENCH_ONLY:-}
+case ${BENCH_ROUNDS:-} in
+  '') ;;
+  *[!0-9]*|0*|1) die "BENCH_ROUNDS=$BENCH_ROUNDS: a number of rounds, at least 2" ;;
+esac
 
 # A benchmark that silently leaves out a program would report a
 # comparison that was never made: everything it needs must be there,
@@ -110,7 +116,7 @@ blksum_ready || die "BLKSUM=$BLKSUM cannot run; unset it to leave blksum's rows 
   printf 'started\t%s\n' "$(date '+%Y-%m-%d %H:%M:%S %z')"
   printf 'host\t%s\n' "$(hostname)"
   printf 'quick\t%s\n' "${quick:-0}"
-  printf 'rounds\t%s\nwarmup\t%s\n' "$default_rounds" "$warmup"
+  printf 'rounds\t%s\nwarmup\t%s\n' "${BENCH_ROUNDS:-$default_rounds}" "$warmup"
   printf 'load_before\t%s\n' "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || :)"
   printf 'srcdir\t%s\n' "$(dirname "$bench")"
   [ -z "$blksum" ] || printf 'blksum\t%s\n' "$blksum${blksum_fix:+ ($blksum_fix)}"
@@ -124,7 +130,7 @@ run ()
 {
   selected "$id" || return 0
   local meta="$work/$id.meta" prepare i args=()
-  local rounds=${nr_rounds:-$default_rounds}
+  local rounds=${BENCH_ROUNDS:-${nr_rounds:-$default_rounds}}
   prepare_command
   {
     printf 'id\t%s\ntitle\t%s\nclaim\t%s\n' "$id" "$title" "$claim"

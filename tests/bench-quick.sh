@@ -227,4 +227,24 @@ if grep -v -e ' | borne out$' -e ' | not borne out' -e ' | undecided: ' \
   fail "a claim above has no verdict"
 fi
 cat "$report"
+
+# BENCH_ROUNDS sets the rounds of every comparison (here 1, cheap: the
+# rows of its commands and its Runs line say 3), and a number below 2 is
+# refused before anything runs.
+TMPDIR=$tmpdir ${MAKE:-make} -s --no-print-directory -C "$abs_top_builddir" \
+  bench QUICK=1 BENCH_ONLY=1 BENCH_ROUNDS=3 \
+  BENCH_RESULTS="$tmpdir/rounds" >"$tmpdir/stdout" 2>"$tmpdir/stderr" || {
+  cat "$tmpdir/stderr" >&2
+  fail "make bench BENCH_ROUNDS=3 failed"
+}
+grep -Fqx 'Runs: 3 rounds, each command once a round, after 0 warm-up runs in the first.' \
+  "$tmpdir"/rounds/*-quick.md || fail "BENCH_ROUNDS=3 did not run 3 rounds"
+grep -E -q '^\| `[^`]*` \| [^|]* \| [^|]* \| [^|]* \| 3 \|' \
+  "$tmpdir"/rounds/*-quick.md || fail "no row of 3 runs with BENCH_ROUNDS=3"
+! TMPDIR=$tmpdir ${MAKE:-make} -s --no-print-directory -C "$abs_top_builddir" \
+  bench QUICK=1 BENCH_ONLY=1 BENCH_ROUNDS=1 \
+  BENCH_RESULTS="$tmpdir/rounds1" >/dev/null 2>"$tmpdir/stderr" ||
+  fail "make bench took BENCH_ROUNDS=1"
+grep -q "BENCH_ROUNDS=1: a number of rounds, at least 2" "$tmpdir/stderr" ||
+  fail "message: $(cat "$tmpdir/stderr")"
 echo "ok: $(wc -l <"$tmpdir/rows") rows in $report"
