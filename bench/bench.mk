@@ -68,7 +68,12 @@ EXTRA_DIST += \
 	bench/results/2026-12-03-144302-vm-delay.dat \
 	bench/results/2026-12-03-144302-vm-delay.svg \
 	bench/results/2026-12-03-144302-vm.md \
+	bench/results/2026-12-03-165220-vm-delay.dat \
+	bench/results/2026-12-03-165220-vm-delay.svg \
+	bench/results/2026-12-03-165220-vm.md \
 	bench/results/compare-2026-12-03-152742-vm.md \
+	bench/results/compare-2026-12-03-160849-vm.md \
+	bench/results/compare-2026-12-03-164334-vm.md \
 	bench/results/2026-12-03-calibrate-vm.txt \
 	bench/interleave.sh \
 	bench/run.sh \
