@@ -30,7 +30,7 @@ expect_error "cannot connect" \
 # Every read fails: the first one in offset order is reported.
 start_nbdkit allbad --filter=error pattern 8M \
   error-pread=EIO error-pread-rate=100%
-expect_error "read failed at offset 0 length 1048576: Input/output error" \
+expect_error "read failed at offset 0 length 262144: Input/output error" \
   nbd-evsum "$allbad"
 # The message names the image as given, and the connection.
 grep -qF "nbd-evsum: $allbad connection " "$tmpdir/err" ||
@@ -46,6 +46,6 @@ start_nbdkit onebad eval \
          fi
          head -c $3 /dev/zero'
 # The read size is fixed, so that the message is exact: by default it
-# changes as the reads are measured.
+# grows as the reads are measured.
 expect_error "read failed at offset 4194304 length 262144: Input/output error" \
   nbd-evsum --request-size=256k "$onebad"
