@@ -160,8 +160,7 @@ depth_describe (const struct depth *d, char *buf, size_t len)
   if (d->max_requests == d->min_requests && d->max_size == d->min_size)
     snprintf (buf, len, "fixed");
   else
-    snprintf (buf, len, "adapting: at least %u of %" PRIu64 ", at most %u "
-              "of %" PRIu64, d->min_requests, d->min_size, d->max_requests,
+    snprintf (buf, len, "adapting up to %u of %" PRIu64, d->max_requests,
               d->max_size);
   return buf;
 }

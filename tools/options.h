@@ -24,9 +24,7 @@
  */
 #define DEFAULT_REQUESTS 16
 
-/* Bytes per request, the least the tools' depth goes to and where it
- * stays against servers that answer at once (it starts at
- * ADAPT_MAX_SIZE, tools/depth.h): 256 KiB, measured.  On qemu-nbd serving raw
+/* Bytes per request: 256 KiB, measured.  On qemu-nbd serving raw
  * files from this project's machine's disk with O_DIRECT, 1 MiB
  * requests were much slower for the extent-reading copy and the
  * checksum: that disk takes at most 254 pages per I/O, so the kernel
@@ -39,9 +37,7 @@
 #define DEFAULT_REQUEST_SIZE (256 * 1024)
 
 /* Unless --requests or --request-size fix them, the tools adapt both
- * while they run (tools/depth.h): requests start at ADAPT_MAX_SIZE,
- * fall to DEFAULT_REQUEST_SIZE where the round trip is short, grow back
- * up to ADAPT_MAX_SIZE
+ * while they run (tools/depth.h): requests grow up to ADAPT_MAX_SIZE
  * (libnbd's copy-libev uses 1 MiB, and larger ones only delay the
  * first write), and their number up to what ADAPT_MEMORY of buffers
  * hold, which bounds the memory at any delay.
