@@ -14,7 +14,7 @@ depth_init (struct depth *d, unsigned requests, uint64_t request_size,
             unsigned max_requests, uint64_t max_size)
 {
   *d = (struct depth) {
-    .requests = requests, .request_size = max_size,
+    .requests = requests, .request_size = request_size,
     .min_requests = requests, .max_requests = max_requests,
     .min_size = request_size, .max_size = max_size, .startup = true,
   };

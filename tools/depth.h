@@ -36,11 +36,11 @@
  * An epoch lasts a round trip while starting and EPOCH_RTTS round
  * trips after, and at least EPOCH_MIN_NS: long enough for a rate, short
  * enough to ramp up in a fraction of a second against a server 10 ms
- * away.  The first requests are as large as they may grow; after the
- * first epoch, bytes in flight come first from larger requests (up to
- * max_size, within the servers' maximum block sizes), then from more of
- * them (up to max_requests), never below the fixed defaults, so that a
- * server that answers at once gets at least what they gave it.  The
+ * away.  Bytes in
+ * flight come first from larger requests (up to max_size, within the
+ * servers' maximum block sizes), then from more of them (up to
+ * max_requests), never below the starting values, so that a server that
+ * answers at once gets at least what the fixed defaults gave it.  The
  * buffers are allocated once for the most: max_requests x max_size is
  * the bound on memory.  An option given explicitly (--requests,
  * --request-size) fixes its value.  No libnbd, no libev: the program
@@ -80,13 +80,9 @@ struct depth {
   double btlbw, rtprop_ns;      /* the estimates, for messages */
 };
 
-/* Start at requests of max_size, never go below requests of
- * request_size, and go no further than max_requests of max_size.  A
- * value that must not change is passed as its own maximum.  max_size is
- * request_size times a power of two.  Starting at the largest size
- * saves the climb its first steps against servers far away, and
- * servers near are found out in the first epoch, where the size falls
- * to what the round trip asks for.
+/* Start at requests of request_size, and go no further than
+ * max_requests of max_size.  A value that must not change is passed as
+ * its own maximum.  max_size is request_size times a power of two.
  */
 void depth_init (struct depth *d, unsigned requests, uint64_t request_size,
                  unsigned max_requests, uint64_t max_size);

@@ -1048,7 +1048,6 @@ main (int argc, char *argv[])
   max_size = fit_max_size (src.v[0]->glue.nbd, max_size, request_size);
   max_size = fit_max_size (dst.v[0]->glue.nbd, max_size, request_size);
   depth_init (&depth, requests, request_size, max_requests, max_size);
-  request_size = depth.request_size;
   /* Both are powers of two, so the larger is a multiple of the other. */
   block = MAX (min_block_size (src.v[0]->glue.nbd),
                min_block_size (dst.v[0]->glue.nbd));

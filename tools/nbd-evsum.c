@@ -517,7 +517,6 @@ checksum_image (struct image *img)
   check_request_size (src.v[0]->glue.nbd, image, request_size);
   max_size = fit_max_size (src.v[0]->glue.nbd, max_size, request_size);
   depth_init (&depth, requests, request_size, max_requests, max_size);
-  request_size = depth.request_size;
   size = export_size (src.v[0]->glue.nbd, image);
   check_image_end (src.v[0]->glue.nbd, image, size);
   /* Block status goes to one connection: the map is one sequence. */
