@@ -3,13 +3,16 @@
 
 bench/run.sh writes, for each comparison ID, ID.meta (tab-separated
 lines: the title, the claim it checks, its servers, its commands with
-their labels, the baseline) and hyperfine's ID.json, then calls:
+their labels, the baseline, the rounds) and hyperfine's ID.rROUND.json
+for each round, then calls:
 
   report.py --info run.info --output REPORT.md --chart CHART.svg ID.meta...
 
-With each JSON come ID[.rev].times.INDEX, one line per run of command
+With each JSON come ID.rROUND.times.INDEX, one line per run of command
 INDEX ("elapsed user system", in seconds, from bash's time keyword),
-the warm-up runs first.
+the warm-up runs first (in the first round only).  Reports of the
+harness before rounds have ID.json and ID.rev.json, two passes, with
+their times in ID[.rev].times.INDEX; they are read too.
 
 The report gives the machine, the method, and per comparison a table of
 wall time and client CPU time (user + system), each mean +- standard
@@ -307,6 +310,8 @@ def judge(meta, expect, results, every):
               other_results.get("paired") and
               results[label].get("paired") and
               any(other_results is r for r in results.values()))
+    if other and paired and min(other_results[key]) <= 0:
+        paired = False          # a round of no time has no ratio
     if other and paired:
         a, b = results[label][key], other_results[key]
         kind = "difference" if seconds else "ratio"
@@ -623,8 +628,9 @@ def header(info, out):
             "hyperfine on its own runs all the runs of one command before "
             "the next, so anything that drifts during a comparison "
             "(background load, memory the previous servers freed) would "
-            "favour one end of the list; in rounds every command gets the "
-            "same share of early and late places, and a claim that "
+            "favour one end of the list; in rounds, drift moves all the "
+            "commands of a round alike (over as many rounds as there are "
+            "commands, each takes every place once), and a claim that "
             "compares two commands of one comparison is judged on the "
             "ratios within each round.  The tables pool all rounds: mean "
             "and standard deviation over all runs."

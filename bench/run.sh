@@ -160,8 +160,9 @@ run ()
   # by the last servers) would favour one end of the list.  So each
   # round is one hyperfine run of every command once, in an order that
   # rotates from round to round, the warm-up runs in the first round
-  # only: every command gets the same share of early and late places,
-  # and report.py compares commands round by round.
+  # only: drift moves all the commands of a round alike, report.py
+  # compares commands round by round, and over as many rounds as there
+  # are commands each takes every place once.
   local r order
   for r in $(seq 1 "$rounds"); do
     order=$(printf '%s\n' "${!labels[@]}" |

@@ -1,10 +1,11 @@
 /* Unit tests for tools/depth.c: the depth rule against simulated
  * servers.
  *
- * A simulated server is a round trip and a queue served in order at a
- * rate that may depend on the bytes in flight: a slot taken at time t
- * comes back once the round trip is over and the slots before it are
- * served, plus its own bytes over the rate.  The loop below takes slots
+ * A simulated server is a round trip and a queue served in order by
+ * one or more lanes, at a rate that may depend on the bytes in flight:
+ * a slot taken at time t comes back once the round trip is over and its
+ * lane has served the slots before it, plus its own bytes over the
+ * lane's share of the rate.  The loop below takes slots
  * up to the depth, moves the clock to the next slot to come back,
  * samples it and updates the depth, as nbd-evcopy and nbd-evsum do with
  * real replies; no time passes but the simulated one.
@@ -24,6 +25,7 @@
 
 #define MIB (1024 * 1024)
 #define MAX_SLOTS 256
+#define MAX_LANES 16
 
 struct server {
   const char *name;
@@ -31,16 +33,21 @@ struct server {
   double (*rate) (double in_flight);    /* bytes per second served */
   double noise;                         /* each service time off by up
                                            to this fraction either way */
+  unsigned lanes;                       /* requests served at once, each
+                                           at rate / lanes */
+  double holds;                         /* bytes the path holds */
 };
 
 struct slot {
   uint64_t bytes, start_ns, end_ns, delivered;
 };
 
-/* What a run found: the depth at the end, and the most in flight. */
+/* What a run found: the depth at the end, the most in flight, and when
+ * the bytes in flight first reached what the path holds.
+ */
 struct outcome {
   unsigned requests;
-  uint64_t request_size, most;
+  uint64_t request_size, most, reached_ns;
 };
 
 /* A fixed sequence in [-1, 1], the same on every machine. */
@@ -57,45 +64,56 @@ static struct outcome
 simulate (const struct server *s, unsigned requests, uint64_t size,
           unsigned max_requests, uint64_t max_size, double seconds)
 {
-  struct slot q[MAX_SLOTS];     /* in flight, a queue served in order */
-  unsigned head = 0, n = 0;
+  struct slot q[MAX_SLOTS];     /* in flight */
+  double lane_free[MAX_LANES] = { 0 };
+  unsigned n = 0, i, next, lane;
   struct depth d;
   struct outcome o = { 0 };
-  uint64_t now = 1, in_flight = 0, last_end = 0;
+  uint64_t now = 1, in_flight = 0;
 
   depth_init (&d, requests, size, max_requests, max_size);
   while (now < seconds * 1e9) {
-    struct slot *slot;
     double service;
 
-    /* Take slots up to the depth, each of the size of the moment. */
+    /* Take slots up to the depth, each of the size of the moment, each
+     * served by the lane free first.
+     */
     while (n < d.requests) {
-      slot = &q[(head + n++) % MAX_SLOTS];
       in_flight += d.request_size;
-      service = d.request_size * 1e9 / s->rate (in_flight) *
+      service = d.request_size * 1e9 / s->rate (in_flight) * s->lanes *
         (1 + s->noise * jitter ());
-      last_end = fmax (now + s->rtprop_ns, last_end) + service;
-      *slot = (struct slot) {
-        .bytes = d.request_size, .start_ns = now, .end_ns = last_end,
-        .delivered = d.delivered,
+      for (lane = 0, i = 1; i < s->lanes; i++)
+        if (lane_free[i] < lane_free[lane])
+          lane = i;
+      lane_free[lane] = fmax (now + s->rtprop_ns, lane_free[lane]) + service;
+      q[n++] = (struct slot) {
+        .bytes = d.request_size, .start_ns = now,
+        .end_ns = lane_free[lane], .delivered = d.delivered,
       };
     }
     if (in_flight > o.most)
       o.most = in_flight;
-    /* The next to come back is the oldest. */
-    slot = &q[head];
-    head = (head + 1) % MAX_SLOTS;
-    n--;
-    now = slot->end_ns;
-    in_flight -= slot->bytes;
-    depth_sample (&d, slot->bytes, slot->start_ns, slot->delivered, now);
+    /* The next to come back. */
+    for (next = 0, i = 1; i < n; i++)
+      if (q[i].end_ns < q[next].end_ns)
+        next = i;
+    now = q[next].end_ns;
+    in_flight -= q[next].bytes;
+    depth_sample (&d, q[next].bytes, q[next].start_ns, q[next].delivered,
+                  now);
+    q[next] = q[--n];
     depth_update (&d, now);
+    if (s->holds > 0 && o.reached_ns == 0 && in_flight >= s->holds)
+      o.reached_ns = now;
   }
   o.requests = d.requests;
   o.request_size = d.request_size;
-  printf ("%s: %u requests of %llu bytes, at most %llu bytes in flight\n",
+  printf ("%s: %u requests of %llu bytes, at most %llu bytes in flight",
           s->name, o.requests, (unsigned long long) o.request_size,
           (unsigned long long) o.most);
+  if (o.reached_ns)
+    printf (", %.0f ms to hold %.0f MB", o.reached_ns / 1e6, s->holds / 1e6);
+  printf ("\n");
   return o;
 }
 
@@ -120,10 +138,12 @@ endless_rate (double x)
 int
 main (void)
 {
-  const struct server pipe = { "pipe", 10e6, pipe_rate, 0 };
-  const struct server noisy_pipe = { "noisy pipe", 10e6, pipe_rate, 0.5 };
-  const struct server near = { "near", 0.2e6, pipe_rate, 0 };
-  const struct server endless = { "endless", 10e6, endless_rate, 0 };
+  const struct server pipe = { "pipe", 10e6, pipe_rate, 0, 1, 10e6 };
+  const struct server noisy_pipe =
+    { "noisy pipe", 10e6, pipe_rate, 0.5, 1, 10e6 };
+  const struct server near = { "near", 0.2e6, pipe_rate, 0, 1, 0 };
+  const struct server near4 = { "near, 4 at once", 0.2e6, pipe_rate, 0, 4, 0 };
+  const struct server endless = { "endless", 10e6, endless_rate, 0, 1, 0 };
   struct outcome o;
 
   /* The path holds 10 MB: the depth grows past the 4 MiB it starts at,
@@ -143,6 +163,12 @@ main (void)
    * started, and never goes below.
    */
   o = simulate (&near, 16, 256 * 1024, 256, MIB, 5);
+  CHECK (o.requests == 16 && o.request_size == 256 * 1024);
+  /* So with a server that serves four requests at once, as a disk
+   * with a queue does: the round trip is measured with the small
+   * requests it starts with.
+   */
+  o = simulate (&near4, 16, 256 * 1024, 256, MIB, 5);
   CHECK (o.requests == 16 && o.request_size == 256 * 1024);
 
   /* However much rate the server gives, the depth stays within its

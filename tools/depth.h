@@ -93,7 +93,8 @@ void depth_init (struct depth *d, unsigned requests, uint64_t request_size,
 void depth_sample (struct depth *d, uint64_t bytes, uint64_t start_ns,
                    uint64_t delivered_at_start, uint64_t now_ns);
 
-/* At most once an epoch, turn the estimates into requests and
+/* Once an epoch, and while starting whenever a slot showed more rate
+ * than the estimate, turn the estimates into requests and
  * request_size.  True if either changed.
  */
 bool depth_update (struct depth *d, uint64_t now_ns);

@@ -706,7 +706,9 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
     }
   }
 
-  /* Once an epoch, the depth follows the estimates (tools/depth.h). */
+  /* The depth follows the estimates (tools/depth.h): once an epoch, and
+   * while starting as soon as a slot shows more rate.
+   */
   if (!stop_requested (&stop) && depth_follow (&depth, now_ns ()))
     request_size = depth.request_size;
   do

@@ -378,7 +378,9 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
     if (retire_hashed () == 0)
       break;
   }
-  /* Once an epoch, the depth follows the estimates (tools/depth.h). */
+  /* The depth follows the estimates (tools/depth.h): once an epoch, and
+   * while starting as soon as a read shows more rate.
+   */
   if (!stop_requested (&stop) && depth_follow (&depth, now_ns ()))
     request_size = depth.request_size;
 
