@@ -119,13 +119,16 @@ warmup	1
 rounds	4
 command	P	p
 command	Q	q
+command	P slow	p --slow
 expect	wall	Q	below	0.95	P
+expect	wall	Q	below	0.95	best of P
 expect	wall	Q	below	1	t:A
 EOF2
-p_times=(1.0 2.0 1.5 3.0) q_times=(0.9 1.8 1.35 2.7)
+p_times=(1.0 2.0 1.5 3.0) q_times=(0.9 1.8 1.35 2.7) s_times=(1.2 2.4 1.8 3.6)
 for r in 1 2 3 4; do
-  json "$w/v.r$r.json" "P:${p_times[$r-1]}" "Q:${q_times[$r-1]}"
-  for i in 0 1; do
+  json "$w/v.r$r.json" "P:${p_times[$r-1]}" "Q:${q_times[$r-1]}" \
+    "P slow:${s_times[$r-1]}"
+  for i in 0 1 2; do
     times "$w/v.r$r.times.$i" 0.100 0.050
     [ "$r" = 1 ] || sed -i 1d "$w/v.r$r.times.$i"
   done
@@ -183,6 +186,9 @@ verdict u wall '`G` below 1 against z:A' "not judged: comparison z did not run"
 grep -Fq '| v | `Q` / `P` below 0.95 | wall time | 0.900 [0.900, 0.900] |' \
   "$tmpdir/report.md" || fail "Q/P not judged round by round"
 verdict v wall '`Q` / `P` below 0.95' "borne out" yes
+# The best of a sweep, P over P slow, is paired round by round too.
+grep -Fq '| v | `Q` / best of `P*` below 0.95 | wall time | 0.900 [0.900, 0.900], the best `P` |' \
+  "$tmpdir/report.md" || fail "Q against the best of P* not judged round by round"
 # Against another comparison's command nothing pairs the runs.
 grep -Fq '| v | `Q` / `A` of t below 1 | wall time | 1.575 [' \
   "$tmpdir/report.md" || fail "Q against t's A not judged on medians"
