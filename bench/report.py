@@ -148,6 +148,14 @@ def request_size(command):
     return int(m.group(1)) * SIZE_SUFFIX[m.group(2)]
 
 
+def gnuplot(script):
+    """Run gnuplot on script; stop the report if it fails."""
+    run = subprocess.run(["gnuplot"], input=script, text=True,
+                         capture_output=True, check=False)
+    if run.returncode != 0:
+        sys.exit("report.py: gnuplot failed: %s" % run.stderr.strip())
+
+
 def draw_chart(meta, rows, svg):
     """gnuplot: mean time with its standard deviation per request size."""
     work = os.path.dirname(meta["path"])
@@ -182,10 +190,7 @@ def draw_chart(meta, rows, svg):
         % dat.replace("'", "''"),
         "",
     ])
-    out = subprocess.run(["gnuplot"], input=script, text=True,
-                         capture_output=True, check=False)
-    if out.returncode != 0:
-        sys.exit("report.py: gnuplot failed: %s" % out.stderr.strip())
+    gnuplot(script)
 
 
 def mean_sd(xs):
@@ -546,10 +551,7 @@ def draw_delay_chart(delays, svg, out):
         "plot " + plots,
         "",
     ])
-    run = subprocess.run(["gnuplot"], input=script, text=True,
-                         capture_output=True, check=False)
-    if run.returncode != 0:
-        sys.exit("report.py: gnuplot failed: %s" % run.stderr.strip())
+    gnuplot(script)
     out.append("## Throughput against delay")
     out.append("")
     out.append("Every comparison marked with a delay, drawn together: the "

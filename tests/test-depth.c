@@ -39,7 +39,8 @@ struct server {
 };
 
 struct slot {
-  uint64_t bytes, start_ns, end_ns, delivered;
+  uint64_t bytes, end_ns;
+  struct depth_mark taken;
 };
 
 /* What a run found: the depth at the end, the most in flight, and when
@@ -87,8 +88,8 @@ simulate (const struct server *s, unsigned requests, uint64_t size,
           lane = i;
       lane_free[lane] = fmax (now + s->rtprop_ns, lane_free[lane]) + service;
       q[n++] = (struct slot) {
-        .bytes = d.request_size, .start_ns = now,
-        .end_ns = lane_free[lane], .delivered = d.delivered,
+        .bytes = d.request_size, .end_ns = lane_free[lane],
+        .taken = depth_mark (&d, now),
       };
     }
     if (in_flight > o.most)
@@ -99,8 +100,7 @@ simulate (const struct server *s, unsigned requests, uint64_t size,
         next = i;
     now = q[next].end_ns;
     in_flight -= q[next].bytes;
-    depth_sample (&d, q[next].bytes, q[next].start_ns, q[next].delivered,
-                  now);
+    depth_sample (&d, q[next].bytes, q[next].taken, now);
     q[next] = q[--n];
     depth_update (&d, now);
     if (s->holds > 0 && o.reached_ns == 0 && in_flight >= s->holds)

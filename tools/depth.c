@@ -21,20 +21,21 @@ depth_init (struct depth *d, unsigned requests, uint64_t request_size,
 }
 
 void
-depth_sample (struct depth *d, uint64_t bytes, uint64_t start_ns,
-              uint64_t delivered_at_start, uint64_t now_ns)
+depth_sample (struct depth *d, uint64_t bytes, struct depth_mark taken,
+              uint64_t now_ns)
 {
-  uint64_t rtt = now_ns - start_ns;
+  /* At least 1 ns: 0 stands for no round trip measured yet. */
+  uint64_t rtt = MAX (now_ns - taken.ns, 1);
   double rate;
 
   if (d->epoch_start_ns == 0)
-    d->epoch_start_ns = start_ns;
+    d->epoch_start_ns = taken.ns;
   d->delivered += bytes;
   /* BBR's delivery rate: what was delivered while this slot was out,
    * over how long it was out.  It is the rate of the depth the slot
    * was taken at, not mixed with later changes.
    */
-  rate = (d->delivered - delivered_at_start) * 1e9 / (rtt > 0 ? rtt : 1);
+  rate = (d->delivered - taken.delivered) * 1e9 / rtt;
   if (rate > d->epoch_rate)
     d->epoch_rate = rate;
   if (d->epoch_rtt_ns == 0 || rtt < d->epoch_rtt_ns)

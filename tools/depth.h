@@ -87,11 +87,24 @@ struct depth {
 void depth_init (struct depth *d, unsigned requests, uint64_t request_size,
                  unsigned max_requests, uint64_t max_size);
 
-/* A slot's work is over: bytes moved, taken at start_ns when
- * d->delivered was delivered_at_start, and now now_ns.
+/* What a slot's sample needs of the moment it was taken: the time, and
+ * the bytes delivered until then.
  */
-void depth_sample (struct depth *d, uint64_t bytes, uint64_t start_ns,
-                   uint64_t delivered_at_start, uint64_t now_ns);
+struct depth_mark {
+  uint64_t ns, delivered;
+};
+
+static inline struct depth_mark
+depth_mark (const struct depth *d, uint64_t now_ns)
+{
+  return (struct depth_mark) { .ns = now_ns, .delivered = d->delivered };
+}
+
+/* A slot's work is over: bytes moved since the mark taken with the
+ * slot, and now now_ns.
+ */
+void depth_sample (struct depth *d, uint64_t bytes, struct depth_mark taken,
+                   uint64_t now_ns);
 
 /* Once an epoch, and while starting whenever a slot showed more rate
  * than the estimate, turn the estimates into requests and

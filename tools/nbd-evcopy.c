@@ -129,10 +129,11 @@ static bool dst_can_zero;
 static uint32_t zero_flags;     /* 0 (may punch holes) or NO_HOLE */
 static uint64_t zero_max;       /* the longest zero command to send */
 /* Per slot: of a zero range, the piece in flight, [at, at + length);
- * of any, when it was taken and what the depth had seen delivered then.
+ * of any, the depth's mark of when it was taken.
  */
 static struct piece {
-  uint64_t at, length, taken_ns, delivered;
+  uint64_t at, length;
+  struct depth_mark taken;
 } *pieces;
 static struct depth depth;      /* requests in flight and their size */
 static bool want_flush;
@@ -312,8 +313,7 @@ static void
 sample (const struct slot *slot)
 {
   if (slot->flags & HASH_DATA)
-    depth_sample (&depth, slot->length, pieces[slot->index].taken_ns,
-                  pieces[slot->index].delivered, now_ns ());
+    depth_sample (&depth, slot->length, pieces[slot->index].taken, now_ns ());
 }
 
 /* A slot's last command is done: count it and give the slot back.
@@ -513,7 +513,7 @@ plan (uint64_t offset, uint64_t *length, bool *onto_zeroes)
       end = round_down (end, ZERO_SPLIT);
     end = MIN (extent_end, end);
     if (!dst_can_zero)
-      end = MIN (end, offset + request_size);
+      end = MIN (end, offset + depth.request_size);
     if (end == extent_end && !whole)
       return want_more (offset, e.length) ?
         plan (offset, length, onto_zeroes) : WORK_WAIT;
@@ -525,10 +525,10 @@ plan (uint64_t offset, uint64_t *length, bool *onto_zeroes)
     }
   }
 
-  if (e.length < request_size && !whole)
+  if (e.length < depth.request_size && !whole)
     return want_more (offset, e.length) ?
       plan (offset, length, onto_zeroes) : WORK_WAIT;
-  end = MIN (extent_end, offset + request_size);
+  end = MIN (extent_end, offset + depth.request_size);
   end = MIN (round_up (end, block), size);
   *length = end - offset;
   /* Whether a buffer that reads back all zero may be skipped: only if
@@ -582,8 +582,7 @@ start_pieces (void)
     slot = ring_take (ring, next_offset, length);
     buffers_take (&buffers, slot);
     next_offset += length;
-    pieces[slot->index].taken_ns = now_ns ();
-    pieces[slot->index].delivered = depth.delivered;
+    pieces[slot->index].taken = depth_mark (&depth, now_ns ());
     if (work == WORK_SKIP)
       skip_slot (slot);
     else if (work == WORK_ZERO)
@@ -709,8 +708,8 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
   /* The depth follows the estimates (tools/depth.h): once an epoch, and
    * while starting as soon as a slot shows more rate.
    */
-  if (!stop_requested (&stop) && depth_follow (&depth, now_ns ()))
-    request_size = depth.request_size;
+  if (!stop_requested (&stop))
+    depth_follow (&depth, now_ns ());
   do
     start_pieces ();
   while (checksum && !stop_requested (&stop) && retire_hashed () > 0);

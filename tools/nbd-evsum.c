@@ -115,12 +115,9 @@ static struct extent_map map;
 static struct ordered_hash sh;      /* digests on threads, fed in order */
 static uint64_t block_size = BLKHASH_BLOCK_SIZE;
 static uint64_t size;           /* the export size */
-static uint64_t request_size;  /* bytes per read now: depth.request_size */
-static struct depth depth;      /* reads in flight and their size */
-/* Per slot: when its read started, and what the depth had seen
- * delivered then, for the sample when it completes.
- */
-static struct read_start { uint64_t ns, delivered; } *starts;
+static uint64_t request_size;  /* bytes per read to start with */
+static struct depth depth;      /* reads in flight and their size now */
+static struct depth_mark *marks; /* per slot: when its read started */
 static unsigned reads;          /* reads in flight */
 static uint64_t next_offset;    /* where the next slot starts */
 static uint64_t bytes_hashed;   /* everything before this is in the hash */
@@ -147,13 +144,12 @@ static int
 read_done (void *user_data, int *error)
 {
   struct slot *slot = user_data;
-  struct read_start *s = &starts[slot->index];
 
   /* A successful read is a sample of the round trip and the rate.  The
    * depth only counts, so it may be fed from inside the callback.
    */
   if (*error == 0)
-    depth_sample (&depth, slot->length, s->ns, s->delivered, now_ns ());
+    depth_sample (&depth, slot->length, marks[slot->index], now_ns ());
   reads--;
   return ring_command_done (slot, error);
 }
@@ -165,9 +161,7 @@ start_read (uint64_t offset, uint64_t length)
   nbd_completion_callback cb = { .callback = read_done, .user_data = slot };
 
   buffers_take (&buffers, slot);
-  starts[slot->index] = (struct read_start) {
-    .ns = now_ns (), .delivered = depth.delivered,
-  };
+  marks[slot->index] = depth_mark (&depth, now_ns ());
   slot->kind = KIND_DATA;
   slot->conn = server_pick (&src);
   slot_debug (slot, "read");
@@ -212,8 +206,8 @@ has_zero_block (const struct extent *e)
 static uint64_t
 read_end (uint64_t offset)
 {
-  uint64_t limit = MIN (round_down (offset, request_size) + request_size,
-                        size);
+  uint64_t limit = MIN (round_down (offset, depth.request_size) +
+                        depth.request_size, size);
   uint64_t end = offset;
   struct extent e;
 
@@ -239,7 +233,7 @@ read_end (uint64_t offset)
 static void
 start_slots (void)
 {
-  uint64_t ahead = depth.requests * request_size;
+  uint64_t ahead = depth.requests * depth.request_size;
   struct extent e;
   uint64_t end;
 
@@ -381,8 +375,8 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
   /* The depth follows the estimates (tools/depth.h): once an epoch, and
    * while starting as soon as a read shows more rate.
    */
-  if (!stop_requested (&stop) && depth_follow (&depth, now_ns ()))
-    request_size = depth.request_size;
+  if (!stop_requested (&stop))
+    depth_follow (&depth, now_ns ());
 
   /* Stopping, on a signal or a failure: wait only for the commands in
    * flight.  What the hash threads still hold is theirs to finish.
@@ -528,8 +522,8 @@ checksum_image (struct image *img)
    * buffers come from a stack, the one used last first.
    */
   ring = ring_new (max_requests, max_size);
-  starts = calloc (max_requests, sizeof *starts);
-  if (ring == NULL || starts == NULL || buffers_init (&buffers, ring) == -1)
+  marks = calloc (max_requests, sizeof *marks);
+  if (ring == NULL || marks == NULL || buffers_init (&buffers, ring) == -1)
     die ("cannot allocate %u requests of %" PRIu64 " bytes: %s",
          max_requests, max_size, strerror (errno));
   ring->verbose = verbose;
@@ -560,7 +554,7 @@ checksum_image (struct image *img)
   extents_free (&map);
   buffers_free (&buffers, ring);
   ring_free (ring);
-  free (starts);
+  free (marks);
   ordered_hash_free (&sh);
   image_free (img);
   exit (EXIT_SUCCESS);
