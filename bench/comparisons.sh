@@ -642,7 +642,7 @@ define_comparisons ()
   run
 
   # Comparison 10: local images.  The tools take a file and serve it
-  # with a captive server (tools/image.h): the start of that server must
+  # with a captive server (tools/lib/image.h): the start of that server must
   # cost next to nothing against the same program on a server started
   # beforehand.  The raw image is comparison 8's (half data), in the page
   # cache after the warm-up run, as a user's image is on the second look.
@@ -692,7 +692,7 @@ define_comparisons ()
   # Comparisons 11 and 12: servers that answer each request after a
   # delay, as a server across a network or on remote storage does
   # (nbdkit's delay filter on both servers), from 0 to 20 ms.  Each tool
-  # with its defaults, which adapt the depth (tools/depth.h), against
+  # with its defaults, which adapt the depth (tools/lib/depth.h), against
   # the peers with theirs, the lesson with its fixed settings, and the
   # tool fixed at each setting of a small sweep, labelled "fixed: ...",
   # so that the report shows how far the default is from the best fixed

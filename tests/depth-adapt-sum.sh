@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # nbd-evsum adapts its reads in flight and their size to the server
-# (tools/depth.h), without judging speed:
+# (tools/lib/depth.h), without judging speed:
 #  - against a server that answers each read after 10 ms (nbdkit's
 #    delay filter) the bytes in flight grow past the starting
 #    8 x 256 KiB, -v says each change, and the digest is blkhash's;
 #  - --requests and --request-size, given, fix the values: no change;
 #  - against a server that answers at once the depth stays bounded, and
 #    the memory touched far below the 256 MiB of buffers allocated
-#    (tools/buffers.h).
+#    (tools/lib/buffers.h).
 source "$abs_top_srcdir/tests/functions.sh"
 requires nbdkit nbdcopy python3
 requires_nbdkit_filter delay

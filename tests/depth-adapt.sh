@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # nbd-evcopy adapts the requests in flight and their size to the servers
-# (tools/depth.h), without judging speed:
+# (tools/lib/depth.h), without judging speed:
 #  - against servers that answer each read and write after 10 ms
 #    (nbdkit's delay filter) the bytes in flight grow past the starting
 #    16 x 256 KiB, -v says each change, and the copy is exact;
 #  - against servers that answer at once they stay within the bound
 #    (ADAPT_MEMORY, 256 MiB of buffers) and do not run away, and the
 #    memory touched stays far below the buffers allocated
-#    (tools/buffers.h);
+#    (tools/lib/buffers.h);
 #  - --requests and --request-size, given, fix the values: no change.
 source "$abs_top_srcdir/tests/functions.sh"
 requires nbdkit nbdcopy

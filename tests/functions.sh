@@ -305,7 +305,7 @@ EOF2
 }
 
 # most_in_flight FILE: the largest requests x size in the -v "depth:"
-# lines of FILE (tools/depth.h), 0 if the depth never changed.
+# lines of FILE (tools/lib/depth.h), 0 if the depth never changed.
 most_in_flight ()
 {
   sed -n 's/.* depth: \([0-9]*\) requests of \([0-9]*\) bytes .*/\1 \2/p' "$1" |

@@ -1,4 +1,4 @@
-/* Unit tests for tools/depth.c: the depth rule against simulated
+/* Unit tests for tools/lib/depth.c: the depth rule against simulated
  * servers.
  *
  * A simulated server is a round trip and a queue served in order by

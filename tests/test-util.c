@@ -1,4 +1,4 @@
-/* Unit tests for tools/util.c. */
+/* Unit tests for tools/lib/util.c. */
 
 #ifdef HAVE_CONFIG_H
 #include <config.h>
@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "iszero.h"
+#include "progress.h"
 #include "util.h"
 #include "check.h"
 

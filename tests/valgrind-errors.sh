@@ -82,7 +82,7 @@ under_valgrind "destination: read failed" \
 start_nbdkit blackhole null 16M
 under_valgrind "verify failed" nbd-evcopy --verify "$src" "$blackhole"
 
-# Captive servers (tools/image.c): one that does not start, whose
+# Captive servers (tools/lib/image.c): one that does not start, whose
 # message comes from its log; a new destination file removed again
 # after a failed check; and several images, one missing, each hashed in
 # a child process (valgrind follows the fork).  The servers are stopped

@@ -2,31 +2,13 @@
 
 bin_PROGRAMS += tools/nbd-evcopy
 
-tools_nbd_evcopy_SOURCES = \
-	tools/nbd-evcopy.c \
-	$(COMMON_BLKHASH) \
-	$(COMMON_EXTENTS) \
-	$(COMMON_GLUE) \
-	$(COMMON_ISZERO) \
-	$(COMMON_POOL) \
-	$(COMMON_RING) \
-	$(TOOLS_BUFFERS) \
-	$(TOOLS_CONN) \
-	$(TOOLS_DEPTH) \
-	$(TOOLS_FLUSH) \
-	$(TOOLS_HANDLE) \
-	$(TOOLS_IMAGE) \
-	$(TOOLS_OPTIONS) \
-	$(TOOLS_ORDERED_HASH) \
-	$(TOOLS_RING_QUERY) \
-	$(TOOLS_SERVER) \
-	$(TOOLS_STOP) \
-	$(TOOLS_UTIL) \
-	$(NULL)
+tools_nbd_evcopy_SOURCES = tools/nbd-evcopy.c
 tools_nbd_evcopy_CPPFLAGS = $(TOOLS_INCLUDES)
 tools_nbd_evcopy_CFLAGS = $(TOOLS_COMPILE_FLAGS)
 tools_nbd_evcopy_LDFLAGS = $(TOOLS_LINK_FLAGS)
 tools_nbd_evcopy_LDADD = $(TOOLS_LIBS)
+# Relinked when the library changes.
+tools_nbd_evcopy_DEPENDENCIES = tools/lib/libtools.a
 
 # One behaviour each, against real servers the tests start themselves
 # (tests/functions.sh).  copy-*: the plain copy (--no-extents

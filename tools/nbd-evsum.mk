@@ -2,29 +2,13 @@
 
 bin_PROGRAMS += tools/nbd-evsum
 
-tools_nbd_evsum_SOURCES = \
-	tools/nbd-evsum.c \
-	$(COMMON_BLKHASH) \
-	$(COMMON_EXTENTS) \
-	$(COMMON_GLUE) \
-	$(COMMON_ISZERO) \
-	$(COMMON_POOL) \
-	$(COMMON_RING) \
-	$(TOOLS_BUFFERS) \
-	$(TOOLS_CONN) \
-	$(TOOLS_DEPTH) \
-	$(TOOLS_HANDLE) \
-	$(TOOLS_IMAGE) \
-	$(TOOLS_OPTIONS) \
-	$(TOOLS_ORDERED_HASH) \
-	$(TOOLS_SERVER) \
-	$(TOOLS_STOP) \
-	$(TOOLS_UTIL) \
-	$(NULL)
+tools_nbd_evsum_SOURCES = tools/nbd-evsum.c
 tools_nbd_evsum_CPPFLAGS = $(TOOLS_INCLUDES)
 tools_nbd_evsum_CFLAGS = $(TOOLS_COMPILE_FLAGS)
 tools_nbd_evsum_LDFLAGS = $(TOOLS_LINK_FLAGS)
 tools_nbd_evsum_LDADD = $(TOOLS_LIBS)
+# Relinked when the library changes.
+tools_nbd_evsum_DEPENDENCIES = tools/lib/libtools.a
 
 # Each test checks one behaviour against tests/blkhash-ref.py or
 # blkhash's published values.

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "handle.h"
 #include "options.h"
+#include "progress.h"
 #include "util.h"
 
 #ifndef PACKAGE_VERSION
@@ -35,17 +35,14 @@ count_option (const char *name, const char *arg, unsigned min, unsigned max,
   return v;
 }
 
-uint64_t
-adapt_max_size (uint64_t request_size, bool given)
+void
+option_depth_bounds (const struct shared_options *o, unsigned *max_requests,
+                     uint64_t *max_size)
 {
-  return given ? request_size : MAX (request_size, ADAPT_MAX_SIZE);
-}
-
-unsigned
-adapt_max_requests (unsigned requests, bool given, uint64_t max_size)
-{
-  return given ? requests
-    : MAX (requests, MIN (MAX_REQUESTS, ADAPT_MEMORY / max_size));
+  *max_size = o->request_size_given ? o->request_size
+    : MAX (o->request_size, ADAPT_MAX_SIZE);
+  *max_requests = o->requests_given ? o->requests
+    : MAX (o->requests, MIN (MAX_REQUESTS, ADAPT_MEMORY / *max_size));
 }
 
 unsigned
@@ -160,6 +157,28 @@ option_error (int c, char *const argv[], const struct option *long_options)
 }
 
 void
+option_help_shared (FILE *fp)
+{
+  fprintf (fp,
+"  --socket-buffer=SIZE\n"
+"                      set SO_SNDBUF and SO_RCVBUF of every socket\n"
+"  -C N, --connections=N\n"
+"                      connections to each server (1-%d; default up to\n"
+"                      %d, one per CPU, if the server advertises\n"
+"                      multi-conn, else 1)\n"
+"  --cache=MODE        local image files: default (the page cache) or\n"
+"                      none (servers keep out of it)\n"
+"  --timeout=SECONDS   fail if a server sends nothing for this long while\n"
+"                      a command waits for it (default %d, 0 for never)\n"
+"  -p, --progress      show a progress bar on stderr, if it is a terminal\n"
+"  --progress=FD       write progress to file descriptor FD as N/100 lines\n"
+"  -v, --verbose       print one line per request event, with timings\n"
+"  -h, --help          show this help and exit\n"
+"  -V, --version       show the version and exit\n",
+           MAX_CONNECTIONS, DEFAULT_CONNECTIONS, DEFAULT_TIMEOUT);
+}
+
+void
 option_version (void)
 {
   printf ("%s %s\n", progname, PACKAGE_VERSION);
@@ -190,6 +209,15 @@ option_shared (int c, const char *arg, struct shared_options *o,
     return true;
   case OPT_CACHE:
     o->cache = option_cache (arg);
+    return true;
+  case OPT_REQUESTS:
+    o->requests = option_requests (arg);
+    o->requests_given = true;
+    return true;
+  case OPT_REQUEST_SIZE:
+    o->request_size = option_request_size (arg);
+    o->request_size_given = true;
+    o->request_size_arg = arg;
     return true;
   default:
     return false;

@@ -52,28 +52,16 @@ default_connections (void)
   return cpus < DEFAULT_CONNECTIONS ? (unsigned) cpus : DEFAULT_CONNECTIONS;
 }
 
-void
-server_connect (struct server *s, struct ev_loop *loop, const char *name,
-               const struct image *img, const struct handle_options *opts,
-               double timeout, unsigned wanted, bool writing)
+/* How many connections to open, once the first handshake says whether
+ * the server advertises multi-conn (tools/lib/server.h has the rule).
+ */
+static unsigned
+connections_wanted (const char *name, const struct image *img,
+                    struct nbd_handle *nbd, unsigned wanted, bool writing)
 {
-  struct conn *extra[MAX_CONNECTIONS];
-  struct image others;
-  bool multi;
-  unsigned want, i;
+  bool multi = nbd_can_multi_conn (nbd) == 1;
+  unsigned want;
 
-  s->n = s->next = 0;
-  s->socket_uri = NULL;
-  s->names[0] = name_connection (name, 0, false);
-  conn_connect (&s->c[0], loop, s->names[0], img, opts, timeout);
-  s->opened = 1;
-  conn_wait_connected ((struct conn *const []) { &s->c[0] }, 1);
-  s->v[s->n++] = &s->c[0];
-
-  /* Whether the server advertises multi-conn is only known now, from
-   * the first handshake.
-   */
-  multi = nbd_can_multi_conn (s->c[0].glue.nbd) == 1;
   if (wanted == 0 && img->kind == IMAGE_COMMAND)
     want = 1;
   else if (wanted == 0)
@@ -97,14 +85,23 @@ server_connect (struct server *s, struct ev_loop *loop, const char *name,
          : img->kind == IMAGE_COMMAND ? "a captive server may take only one"
          : multi ? "the server advertises multi-conn; at most one per CPU"
          : "the server does not advertise multi-conn");
-  if (want == 1)
-    return;
+  return want;
+}
 
-  /* The extra connections go to the same server.  A captive server
-   * listens on the socket libnbd made for it, which nbd_get_uri names;
-   * only the first connection starts (and will stop) the server.
-   */
-  others = *img;
+/* Open connections 1 to want - 1 beside the first.  The extra
+ * connections go to the same server.  A captive server listens on the
+ * socket libnbd made for it, which nbd_get_uri names; only the first
+ * connection starts (and will stop) the server.
+ */
+static void
+connect_others (struct server *s, struct ev_loop *loop, const char *name,
+                const struct image *img, const struct handle_options *opts,
+                double timeout, unsigned want)
+{
+  struct conn *extra[MAX_CONNECTIONS];
+  struct image others = *img;
+  unsigned i;
+
   if (img->kind != IMAGE_URI) {
     s->socket_uri = nbd_get_uri (s->c[0].glue.nbd);
     if (s->socket_uri == NULL)
@@ -136,6 +133,29 @@ server_connect (struct server *s, struct ev_loop *loop, const char *name,
     else
       s->v[s->n++] = &s->c[i];
   }
+}
+
+void
+server_connect (struct server *s, struct ev_loop *loop, const char *name,
+               const struct image *img, const struct handle_options *opts,
+               double timeout, unsigned wanted, bool writing)
+{
+  unsigned want;
+
+  s->n = s->next = 0;
+  s->socket_uri = NULL;
+  s->names[0] = name_connection (name, 0, false);
+  conn_connect (&s->c[0], loop, s->names[0], img, opts, timeout);
+  s->opened = 1;
+  conn_wait_connected ((struct conn *const []) { &s->c[0] }, 1);
+  s->v[s->n++] = &s->c[0];
+
+  /* Whether the server advertises multi-conn is only known now, from
+   * the first handshake.
+   */
+  want = connections_wanted (name, img, s->c[0].glue.nbd, wanted, writing);
+  if (want > 1)
+    connect_others (s, loop, name, img, opts, timeout, want);
 }
 
 struct conn *
@@ -189,12 +209,15 @@ server_check (const struct server *s, struct stop *stop)
 }
 
 void
-server_set_describe (struct server *s, conn_describe_fn describe)
+server_set_describe (struct server *s, conn_describe_fn describe,
+                     void *data)
 {
   unsigned i;
 
-  for (i = 0; i < s->n; i++)
+  for (i = 0; i < s->n; i++) {
     s->v[i]->describe = describe;
+    s->v[i]->describe_data = data;
+  }
 }
 
 void

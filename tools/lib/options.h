@@ -14,58 +14,18 @@
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
+#include "bounds.h"
 #include "image.h"
-
-/* nbd-evcopy's requests in flight to start with.  About 16 keeps
- * servers that answer at once busy, as reported on the libnbd list
- * (libnbd's copy-libev uses 16); against servers that answer late,
- * nbd-evcopy adds more as it measures (tools/depth.h).
- */
-#define DEFAULT_REQUESTS 16
-
-/* Bytes per request: 256 KiB, measured.  On qemu-nbd serving raw
- * files from this project's machine's disk with O_DIRECT, 1 MiB
- * requests were much slower for the extent-reading copy and the
- * checksum: that disk takes at most 254 pages per I/O, so the kernel
- * splits every 1 MiB direct write in two.  Over NBD to nbdkit null,
- * 256 KiB to 1 MiB are level.  Far larger requests leave the pipeline
- * empty while each is read whole; much smaller ones cost a command and
- * a callback per few pages.  docs/techniques.md has the figures; make
- * bench (comparisons 2 and 8) measures it again.
- */
-#define DEFAULT_REQUEST_SIZE (256 * 1024)
-
-/* Unless --requests or --request-size fix them, the tools adapt both
- * while they run (tools/depth.h): requests grow up to ADAPT_MAX_SIZE
- * (libnbd's copy-libev uses 1 MiB, and larger ones only delay the
- * first write), and their number up to what ADAPT_MEMORY of buffers
- * hold, which bounds the memory at any delay.
- */
-#define ADAPT_MAX_SIZE (1024 * 1024)
-#define ADAPT_MEMORY (256 * 1024 * 1024)
-
-/* Requests in flight: at most 256.  256 x 32 MiB is already 8 GiB of
- * buffers, far past the point where more requests help.
- */
-#define MAX_REQUESTS 256
-
-/* The smallest request: one traditional sector. */
-#define MIN_REQUEST_SIZE 512
+#include "progress.h"
 
 /* --socket-buffer bounds; the kernel caps the size lower anyway unless
- * the program runs as root (see tools/handle.c).  The messages name
+ * the program runs as root (see tools/lib/handle.c).  The messages name
  * them in the units of these definitions.
  */
 #define MIN_SOCKET_BUFFER 4096
 #define MAX_SOCKET_BUFFER (1024 * 1024 * 1024)
-
-/* The most the depth may grow to (tools/depth.h) before the servers'
- * own limits: a value given explicitly is its own maximum.
- */
-uint64_t adapt_max_size (uint64_t request_size, bool given);
-unsigned adapt_max_requests (unsigned requests, bool given,
-                             uint64_t max_size);
 
 /* --requests=N: 1 to MAX_REQUESTS. */
 unsigned option_requests (const char *arg);
@@ -91,12 +51,12 @@ unsigned option_connections (const char *arg, unsigned max);
 unsigned option_timeout (const char *arg);
 
 /* --cache=MODE: how the suite's own servers use the page cache for a
- * local file (tools/image.h): "default" or "none".
+ * local file (tools/lib/image.h): "default" or "none".
  */
 enum image_cache option_cache (const char *arg);
 
 /* -p, --progress[=FD]: PROGRESS_BAR without a value, else FD, which
- * must be an open file descriptor (tools/util.h has the formats).
+ * must be an open file descriptor (tools/lib/progress.h has the formats).
  */
 int option_progress (const char *arg);
 
@@ -114,7 +74,10 @@ void option_version (void) __attribute__ ((noreturn));
  * a short name (above any code a tool gives its own), the short ones,
  * and the long ones, to put in each tool's table.
  */
-enum { OPT_SOCKET_BUFFER = 1024, OPT_TIMEOUT, OPT_CACHE };
+enum {
+  OPT_SOCKET_BUFFER = 1024, OPT_TIMEOUT, OPT_CACHE, OPT_REQUESTS,
+  OPT_REQUEST_SIZE,
+};
 #define SHARED_SHORT_OPTIONS "C:pvV"
 #define SHARED_LONG_OPTIONS \
   { "connections",   required_argument, NULL, 'C' }, \
@@ -123,7 +86,9 @@ enum { OPT_SOCKET_BUFFER = 1024, OPT_TIMEOUT, OPT_CACHE };
   { "version",       no_argument,       NULL, 'V' }, \
   { "socket-buffer", required_argument, NULL, OPT_SOCKET_BUFFER }, \
   { "timeout",       required_argument, NULL, OPT_TIMEOUT }, \
-  { "cache",         required_argument, NULL, OPT_CACHE }
+  { "cache",         required_argument, NULL, OPT_CACHE }, \
+  { "requests",      required_argument, NULL, OPT_REQUESTS }, \
+  { "request-size",  required_argument, NULL, OPT_REQUEST_SIZE }
 
 /* What they set; the caller fills in the defaults first. */
 struct shared_options {
@@ -132,7 +97,27 @@ struct shared_options {
   uint64_t socket_buffer;       /* 0: the system's */
   unsigned timeout;             /* seconds; 0: none */
   enum image_cache cache;
+  unsigned requests;            /* --requests, or where to start */
+  bool requests_given;          /* --requests: fixed, not adapted */
+  uint64_t request_size;        /* --request-size, or where to start */
+  bool request_size_given;      /* --request-size: checked, fixed */
+  const char *request_size_arg; /* --request-size as typed */
 };
+
+/* Where the tools start before the options: no progress, the default
+ * timeout and cache, requests of DEFAULT_REQUEST_SIZE, nr_requests of
+ * them in flight.
+ */
+#define SHARED_OPTIONS_INIT(nr_requests) {                              \
+    .progress_mode = PROGRESS_NONE, .timeout = DEFAULT_TIMEOUT,         \
+    .cache = IMAGE_CACHE_DEFAULT, .requests = (nr_requests),            \
+    .request_size = DEFAULT_REQUEST_SIZE,                               \
+  }
+
+/* The end of both tools' --help: the options both take, but for the
+ * ring's, which each words for itself.
+ */
+void option_help_shared (FILE *fp);
 
 /* If c is one of the shared options, parse it into o (-v sets verbose,
  * -V prints the version and exits, -C allows up to max_connections) and
@@ -140,5 +125,12 @@ struct shared_options {
  */
 bool option_shared (int c, const char *arg, struct shared_options *o,
                     unsigned max_connections);
+
+/* The most the depth may grow to (tools/lib/depth.h) before the servers'
+ * own limits, from --requests and --request-size in o: a value given
+ * explicitly is its own maximum.
+ */
+void option_depth_bounds (const struct shared_options *o,
+                          unsigned *max_requests, uint64_t *max_size);
 
 #endif /* NBD_LIBEV_EXAMPLES_OPTIONS_H */

@@ -85,7 +85,7 @@ struct ordered_hash {
 void ordered_hash_setup (struct blkhash *h, const char *digest,
                          uint64_t block_size);
 
-/* The depth's bounds (tools/depth.h), *max_requests and *max_size,
+/* The depth's bounds (tools/lib/depth.h), *max_requests and *max_size,
  * made small enough for their digest areas to fit in
  * ORDERED_HASH_MAX_MEMORY, first by fewer requests, then by smaller
  * ones, but never below the requests and request_size it starts at;

@@ -27,7 +27,7 @@ struct flush {
  * first call starts the flush; it returns true once the flush is over
  * (at once for a server that does not advertise flush, which must not
  * be sent one).  A flush that failed, or that libnbd would not send,
- * is a failure for s (tools/stop.h), so that the program still leaves
+ * is a failure for s (tools/lib/stop.h), so that the program still leaves
  * its servers with a clean disconnect.
  */
 bool flush_advance (struct flush *f, struct nbd_handle *nbd,

@@ -96,7 +96,7 @@ timed_out (struct conn *c)
   if (c->describe == NULL)
     give_up (c, "no reply from the server for %g s", c->timeout);
   else {
-    c->describe (c, oldest, sizeof oldest);
+    c->describe (c, c->describe_data, oldest, sizeof oldest);
     give_up (c, "no reply from the server for %g s; oldest command in "
              "flight: %s", c->timeout, oldest);
   }
@@ -201,7 +201,7 @@ connected (struct conn *c)
   if (nbd_aio_is_ready (c->glue.nbd) != 1)
     cannot_connect (c, "the server closed the connection");
   c->connected = true;
-  /* Set after connecting, for every kind of URI: tools/handle.c
+  /* Set after connecting, for every kind of URI: tools/lib/handle.c
    * explains why that is as good as before.
    */
   if (c->socket_buffer > 0)
@@ -331,7 +331,7 @@ conn_close_all (struct conn *const conns[], size_t n, const struct stop *s)
       conn_update (conns[i]);
     }
     /* A signal now means: do not wait for the goodbyes.  (A program
-     * already stopping gets "interrupted again" from tools/stop.c.)
+     * already stopping gets "interrupted again" from tools/lib/stop.c.)
      */
     if (all || (!stopping && stop_requested (s)))
       break;

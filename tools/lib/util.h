@@ -5,7 +5,7 @@
  * them on its own.  The ones that compute a value (parse_size,
  * parse_count, human_size, round_down, round_up, is_power_of_2)
  * have unit tests in tests/test-util.c.  The ones that print, exit or
- * read the clock (set_progname, die, now_ns, the progress_* functions,
+ * read the clock (set_progname, message, die, now_ns, status_line,
  * debug) have none of their own: the shell tests check their output
  * through the programs (error messages, --progress, -v).
  */
@@ -72,43 +72,14 @@ is_power_of_2 (uint64_t v)
 /* Monotonic time in nanoseconds, for request timings and throughput. */
 uint64_t now_ns (void);
 
-/* Progress, for -p / --progress[=FD].  The figure is how much of the
- * image the program has covered (read and written, zeroed, skipped or
- * hashed), and the rate is that many bytes of the image per second, not
- * bytes moved over the network: a hole skipped in a millisecond counts
- * in full.
- *
- *  - PROGRESS_BAR: a line on stderr redrawn in place, at most five times
- *    a second, and only when stderr is a terminal: in a log file the
- *    frames would pile up, so nothing is printed there (as blksum does).
- *    message (), die () and debug () start their lines below it.
- *
- *  - A file descriptor: nbdcopy's format for other programs, a line
- *    "N/100" whenever the whole percentage N changes.
+/* The status line: one line at the bottom of stderr, drawn over in
+ * place (the progress bar).  A frame shorter than the last is padded
+ * with spaces, or the end of the longer one would stay visible.
+ * message (), die () and debug () start their lines below it.  At the
+ * end it stays on screen if keep, else it is cleared.
  */
-#define PROGRESS_NONE (-2)
-#define PROGRESS_BAR (-1)
-
-struct progress {
-  int mode;                     /* PROGRESS_NONE, PROGRESS_BAR or an fd */
-  uint64_t total;               /* bytes of the image in all */
-  uint64_t start_ns;
-  uint64_t last_ns;             /* when the bar was last drawn */
-  int last_percent;             /* last N written to the fd */
-};
-void progress_init (struct progress *p, int mode, uint64_t total);
-void progress_update (struct progress *p, uint64_t done);
-
-/* At the end: the bar's final frame stays on screen if keep_bar, else
- * the line is cleared (for a program whose result follows on stdout).
- */
-void progress_done (struct progress *p, uint64_t done, bool keep_bar);
-
-/* One frame of the bar, without the carriage return, for example
- * " 50.0%  512.0 MiB / 1.0 GiB  1.2 GiB/s  0.42 s".
- */
-const char *progress_format (char *buf, size_t len, uint64_t done,
-                             uint64_t total, uint64_t elapsed_ns);
+void status_line (const char *line);
+void status_line_done (bool keep);
 
 /* Opt-in debug output (-v): a line on stderr tagged with the seconds
  * since the first debug line, so a reader can watch the request ring

@@ -10,7 +10,7 @@
  *
  *  - conn_connect starts connecting with nbd_aio_connect_uri, or for a
  *    captive server nbd_aio_connect_systemd_socket_activation
- *    (tools/image.c), and the handshake runs in the loop like any
+ *    (tools/lib/image.c), and the handshake runs in the loop like any
  *    other I/O; conn_wait_connected runs the loop until every
  *    connection given is ready.  At the end, conn_close_all disconnects
  *    the same way.  (Name lookup for nbd:// URIs still blocks, inside
@@ -39,7 +39,7 @@
  *    good, and every command still in flight on it fails too.  The glue
  *    keeps libnbd's message; conn_check, at the top of the prepare
  *    callback, hands the loss to the program's struct stop
- *    (tools/stop.h) as a failure, before the program looks at those
+ *    (tools/lib/stop.h) as a failure, before the program looks at those
  *    failed commands or starts new ones on a handle that cannot take
  *    them.  If another failure came first, that one is reported.
  *
@@ -57,21 +57,14 @@
 #include <libnbd.h>
 #include <ev.h>
 
+#include "bounds.h"
 #include "glue.h"
 #include "handle.h"
 #include "image.h"
 #include "stop.h"
 
-/* The default for --timeout, in seconds.  Long enough for storage that
- * pauses: Linux gives a SCSI command 30 seconds before it aborts and
- * retries it, and a server behind such a disk may be silent for a retry
- * or two; short enough that an unattended job with a server that has
- * stopped fails within minutes instead of hanging forever.
- */
-#define DEFAULT_TIMEOUT 120
-
 /* The longest an optional connection (an extra one of several, see
- * tools/server.h) may take over its handshake, whatever --timeout says:
+ * tools/lib/server.h) may take over its handshake, whatever --timeout says:
  * a server greets a connection it accepts within milliseconds.
  */
 #define OPTIONAL_HANDSHAKE 10
@@ -79,10 +72,11 @@
 struct conn;
 
 /* Fills buf with the oldest command still outstanding on c, such as
- * "read at offset 0 length 1048576", for the timeout message.
+ * "read at offset 0 length 1048576", for the timeout message; data is
+ * the program's, as given with the callback.
  */
-typedef void (*conn_describe_fn) (const struct conn *c, char *buf,
-                                  size_t len);
+typedef void (*conn_describe_fn) (const struct conn *c, void *data,
+                                  char *buf, size_t len);
 
 struct conn {
   struct glue glue;             /* first: io_cb casts back; the handle */
@@ -97,6 +91,7 @@ struct conn {
   ev_tstamp last_reply;         /* the server last sent something, or we
                                    started waiting for it */
   conn_describe_fn describe;    /* optional, for the timeout message */
+  void *describe_data;          /* its data */
   bool optional;                /* set before conn_connect: a failed
                                    handshake gives the server up, with
                                    the reason in failure, instead of
@@ -107,7 +102,7 @@ struct conn {
   char refused[256];            /* its errno and libnbd's message */
 };
 
-/* Open a handle and start connecting it to img (tools/image.h), in
+/* Open a handle and start connecting it to img (tools/lib/image.h), in
  * loop.  timeout (in
  * seconds, 0 for none) covers the handshake and, later, every wait for
  * a reply.  Fatal if the URI is bad or the connection is refused, unless
@@ -147,7 +142,7 @@ bool conn_ready (const struct conn *c);
 
 /* Disconnect every connection cleanly (NBD_CMD_DISC), running the loop
  * until each server has closed or its timeout passed, or a signal came
- * (a program already stopping exits on a second one, tools/stop.c);
+ * (a program already stopping exits on a second one, tools/lib/stop.c);
  * then close the handles, the last one first.
  */
 void conn_close_all (struct conn *const conns[], size_t n,

@@ -1,4 +1,4 @@
-/* nbd-libev-examples: small helpers shared by the examples.
+/* nbd-libev-examples: small helpers shared by the tools.
  * See util.h for the contract of each function.
  */
 
@@ -21,8 +21,9 @@
 const char *progname = "nbd-libev-example";
 bool verbose = false;
 
-/* Length of the progress bar's frame on screen, or 0 if the cursor is at
- * the start of a line.  Used with stderr's lock held.
+/* Length of the status line on screen (the progress bar's frame), or
+ * 0 if the cursor is at the start of a line.  Used with stderr's lock
+ * held.
  */
 static size_t bar_len;
 
@@ -195,94 +196,22 @@ now_ns (void)
 }
 
 void
-progress_init (struct progress *p, int mode, uint64_t total)
+status_line (const char *line)
 {
-  if (mode == PROGRESS_BAR && !isatty (STDERR_FILENO))
-    mode = PROGRESS_NONE;
-  p->mode = mode;
-  p->total = total;
-  p->start_ns = p->last_ns = now_ns ();
-  p->last_percent = -1;
-  progress_update (p, 0);
-}
+  size_t n = strlen (line);
 
-const char *
-progress_format (char *buf, size_t len, uint64_t done, uint64_t total,
-                 uint64_t elapsed_ns)
-{
-  char a[32], b[32], r[32];
-  double secs = elapsed_ns / 1e9;
-  double pct = total ? 100.0 * done / total : 100.0;
-  uint64_t rate = secs > 0 ? done / secs : 0;
-
-  snprintf (buf, len, "%5.1f%%  %s / %s  %s/s  %.2f s", pct,
-            human_size (done, a, sizeof a), human_size (total, b, sizeof b),
-            human_size (rate, r, sizeof r), secs);
-  return buf;
-}
-
-/* Draw the frame over the last one.  A frame shorter than the last is
- * padded with spaces, or the end of the longer one would stay visible.
- */
-static void
-draw_bar (struct progress *p, uint64_t done, uint64_t t)
-{
-  char frame[128];
-  size_t n;
-
-  progress_format (frame, sizeof frame, done, p->total, t - p->start_ns);
-  n = strlen (frame);
   flockfile (stderr);
-  fprintf (stderr, "\r%s%*s", frame, bar_len > n ? (int) (bar_len - n) : 0, "");
+  fprintf (stderr, "\r%s%*s", line, bar_len > n ? (int) (bar_len - n) : 0, "");
   bar_len = MAX (n, bar_len);
   fflush (stderr);
   funlockfile (stderr);
 }
 
-/* nbdcopy's machine-readable format: "N/100" when N changes. */
-static void
-write_percent (struct progress *p, uint64_t done)
-{
-  int pct = p->total ? (int) (100 * (double) done / p->total) : 100;
-
-  if (pct == p->last_percent)
-    return;
-  p->last_percent = pct;
-  dprintf (p->mode, "%d/100\n", pct);
-}
-
 void
-progress_update (struct progress *p, uint64_t done)
+status_line_done (bool keep)
 {
-  uint64_t t;
-
-  if (p->mode == PROGRESS_NONE)
-    return;
-  if (p->mode >= 0) {
-    write_percent (p, done);
-    return;
-  }
-  /* Drawing on every completion would cost more than the copy itself
-   * for small requests: five times a second is enough for a person.
-   */
-  t = now_ns ();
-  if (done > 0 && t - p->last_ns < 200000000)
-    return;
-  p->last_ns = t;
-  draw_bar (p, done, t);
-}
-
-void
-progress_done (struct progress *p, uint64_t done, bool keep_bar)
-{
-  if (p->mode >= 0)
-    write_percent (p, done);
-  if (p->mode != PROGRESS_BAR)
-    return;
-  if (keep_bar)
-    draw_bar (p, done, now_ns ());
   flockfile (stderr);
-  if (keep_bar)
+  if (keep)
     fputc ('\n', stderr);
   else
     fprintf (stderr, "\r%*s\r", (int) bar_len, "");

@@ -11,7 +11,7 @@
  * requests over several gets more done.  nbdcopy does this by default,
  * with up to four connections and no more than the CPUs.
  *
- * A struct server is a set of struct conn (tools/conn.h) to one server, all
+ * A struct server is a set of struct conn (tools/lib/conn.h) to one server, all
  * watched by the one loop:
  *
  *  - server_connect opens the first connection and, once its handshake
@@ -45,17 +45,11 @@
 
 #include <ev.h>
 
+#include "bounds.h"
 #include "conn.h"
 #include "handle.h"
 #include "image.h"
 #include "stop.h"
-
-/* Connections per server when it advertises multi-conn and the user did
- * not say (at most: no more than the online CPUs), as nbdcopy; and the
- * most -C takes.
- */
-#define DEFAULT_CONNECTIONS 4
-#define MAX_CONNECTIONS 16
 
 struct server {
   unsigned n;                   /* connections in use: v[0] to v[n - 1] */
@@ -95,7 +89,8 @@ void server_check (const struct server *s, struct stop *stop);
 void server_close (struct server *const sets[], size_t n,
                    const struct stop *stop);
 
-/* Set the describe callback of every connection. */
-void server_set_describe (struct server *s, conn_describe_fn describe);
+/* Set the describe callback, and its data, of every connection. */
+void server_set_describe (struct server *s, conn_describe_fn describe,
+                          void *data);
 
 #endif /* NBD_LIBEV_EXAMPLES_SERVER_H */

@@ -1,7 +1,7 @@
 /* nbd-libev-examples: request buffers, the most recently used first.
  *
  * The tools allocate their ring for the deepest their depth may grow
- * (tools/depth.h): up to 256 slots with a buffer of 1 MiB each, of which
+ * (tools/lib/depth.h): up to 256 slots with a buffer of 1 MiB each, of which
  * a server that answers at once keeps only a few in use.  The ring hands
  * out its slots in turn, so with the buffers tied to the slots all of
  * them would be used in turn, and the kernel would fault in and clear

@@ -17,8 +17,8 @@
 
 #include <libnbd.h>
 
-#include "server.h"
 #include "image.h"
+#include "bounds.h"
 #include "util.h"
 
 /* A macro's value as a string literal: "16" for MAX_CONNECTIONS. */
@@ -29,7 +29,7 @@
  * for the exit handler, and the file this program created.  A program
  * has at most two images open at once, each with at most
  * MAX_CONNECTIONS connections; only the first connection to a captive
- * server starts it, the others connect to its socket (tools/server.c).
+ * server starts it, the others connect to its socket (tools/lib/server.c).
  */
 static struct open_handle {
   struct nbd_handle *nbd;

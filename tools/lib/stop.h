@@ -14,7 +14,7 @@
  *
  *  2. The program keeps its loop running until no handle has a command
  *     in flight, then breaks out of it.  The connections' timeouts bound
- *     the wait (tools/conn.h): a server silent for that long is given
+ *     the wait (tools/lib/conn.h): a server silent for that long is given
  *     up as failed.  Without a timeout, a grace timer does it: after
  *     STOP_GRACE seconds the program exits with what it has.  A second
  *     signal ends it at once either way.

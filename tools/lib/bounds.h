@@ -1,0 +1,73 @@
+/* nbd-libev-examples: the bounds of the tools' requests and
+ * connections.
+ *
+ * One header for the numbers that bound what the tools send and how:
+ * requests in flight, bytes per request, the adaptive depth's limits
+ * (tools/lib/depth.h), connections per server (tools/lib/server.h), and
+ * how long a server may be silent (tools/lib/conn.h).  The
+ * options check the user's values against them (tools/lib/options.c), the
+ * tools start from the defaults, and the help texts print them.  It
+ * includes nothing, so any module may use it.
+ */
+
+#ifndef NBD_LIBEV_EXAMPLES_BOUNDS_H
+#define NBD_LIBEV_EXAMPLES_BOUNDS_H
+
+/* nbd-evcopy's requests in flight to start with.  About 16 keeps
+ * servers that answer at once busy, as reported on the libnbd list
+ * (libnbd's copy-libev uses 16); against servers that answer late,
+ * nbd-evcopy adds more as it measures (tools/lib/depth.h).
+ */
+#define DEFAULT_REQUESTS 16
+
+/* Bytes per request: 256 KiB, measured.  On qemu-nbd serving raw
+ * files from this project's machine's disk with O_DIRECT, 1 MiB
+ * requests were much slower for the extent-reading copy and the
+ * checksum: that disk takes at most 254 pages per I/O, so the kernel
+ * splits every 1 MiB direct write in two.  Over NBD to nbdkit null,
+ * 256 KiB to 1 MiB are level.  Far larger requests leave the pipeline
+ * empty while each is read whole; much smaller ones cost a command and
+ * a callback per few pages.  docs/techniques.md has the figures; make
+ * bench (comparisons 2 and 8) measures it again.
+ */
+#define DEFAULT_REQUEST_SIZE (256 * 1024)
+
+/* Unless --requests or --request-size fix them, the tools adapt both
+ * while they run (tools/lib/depth.h): requests grow up to ADAPT_MAX_SIZE
+ * (libnbd's copy-libev uses 1 MiB, and larger ones only delay the
+ * first write), and their number up to what ADAPT_MEMORY of buffers
+ * hold, which bounds the memory at any delay.
+ */
+#define ADAPT_MAX_SIZE (1024 * 1024)
+#define ADAPT_MEMORY (256 * 1024 * 1024)
+
+/* Requests in flight: at most 256.  256 x 32 MiB is already 8 GiB of
+ * buffers, far past the point where more requests help.
+ */
+#define MAX_REQUESTS 256
+
+/* The smallest request: one traditional sector. */
+#define MIN_REQUEST_SIZE 512
+
+/* Largest request the tools send.  The NBD protocol says a client
+ * should not send more than 32 MiB unless the server advertised a larger
+ * maximum block size; staying below it works with every server.
+ */
+#define MAX_REQUEST_SIZE (32 * 1024 * 1024)
+
+/* Connections per server when it advertises multi-conn and the user did
+ * not say (at most: no more than the online CPUs), as nbdcopy; and the
+ * most -C takes.
+ */
+#define DEFAULT_CONNECTIONS 4
+#define MAX_CONNECTIONS 16
+
+/* The default for --timeout, in seconds.  Long enough for storage that
+ * pauses: Linux gives a SCSI command 30 seconds before it aborts and
+ * retries it, and a server behind such a disk may be silent for a retry
+ * or two; short enough that an unattended job with a server that has
+ * stopped fails within minutes instead of hanging forever.
+ */
+#define DEFAULT_TIMEOUT 120
+
+#endif /* NBD_LIBEV_EXAMPLES_BOUNDS_H */

@@ -1,0 +1,478 @@
+/* nbd-libev-examples: the loop both tools run.  See engine.h. */
+
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libnbd.h>
+
+#include <ev.h>
+
+#include "block-size.h"
+#include "engine.h"
+#include "ring-query.h"
+#include "util.h"
+
+const char *const step_names[] = {
+  [STEP_READ] = "read",
+  [STEP_WRITE] = "write",
+  [STEP_ZERO] = "zero",
+  [STEP_WRITE_ZEROES] = "write",
+  [STEP_HASH] = "hashing",
+  [STEP_READY] = "ready",
+};
+
+void
+engine_bounds (const struct shared_options *o, const char *digest,
+               uint64_t block_size, unsigned *max_requests,
+               uint64_t *max_size)
+{
+  struct blkhash hash;
+
+  option_depth_bounds (o, max_requests, max_size);
+  if (digest == NULL)
+    return;
+  ordered_hash_setup (&hash, digest, block_size);
+  ordered_hash_bound (&hash, o->requests, o->request_size, max_requests,
+                      max_size);
+  blkhash_free (&hash);
+}
+
+void
+engine_init (struct engine *e, const struct shared_options *o)
+{
+  memset (e, 0, sizeof *e);
+  e->loop = EV_DEFAULT;
+  e->timeout = o->timeout;
+  e->connections = o->connections;
+  e->progress_mode = o->progress_mode;
+  stop_init (&e->stop, e->loop, o->timeout > 0 ? 0 : STOP_GRACE);
+}
+
+struct server *
+engine_connect (struct engine *e, const char *name, const struct image *img,
+                const struct handle_options *opts, bool writing)
+{
+  struct server *s = &e->servers[e->nr_servers];
+
+  e->server_names[e->nr_servers++] = name;
+  server_connect (s, e->loop, name, img, opts, e->timeout, e->connections,
+                  writing);
+  return s;
+}
+
+/* The ring and what goes beside it, for the most the depth may reach. */
+static void
+alloc_ring (struct engine *e)
+{
+  unsigned n = e->depth.max_requests, i;
+  uint64_t size = e->depth.max_size;
+
+  e->ring = ring_new (n, size);
+  e->slots = calloc (n, sizeof *e->slots);
+  if (e->ring == NULL || e->slots == NULL ||
+      buffers_init (&e->buffers, e->ring) == -1)
+    die ("cannot allocate %u requests of %" PRIu64 " bytes: %s", n, size,
+         strerror (errno));
+  e->ring->verbose = verbose;
+  for (i = 0; i < n; i++)
+    e->slots[i] = (struct engine_slot) { .e = e,
+                                         .slot = &e->ring->slots[i] };
+}
+
+void
+engine_set_depth (struct engine *e, unsigned requests, uint64_t request_size,
+                  bool size_given, unsigned max_requests, uint64_t max_size,
+                  uint64_t unit)
+{
+  unsigned i;
+
+  /* A server whose maximum block size is below the default gets
+   * smaller requests; one asked for explicitly is checked as given.
+   */
+  for (i = 0; i < e->nr_servers && !size_given; i++)
+    request_size = fit_request_size (e->servers[i].v[0]->glue.nbd,
+                                     e->server_names[i], request_size, unit);
+  for (i = 0; i < e->nr_servers; i++)
+    check_request_size (e->servers[i].v[0]->glue.nbd, e->server_names[i],
+                        request_size);
+  /* Requests grow by doubling, within every server's maximum. */
+  for (i = 0; i < e->nr_servers; i++)
+    max_size = fit_max_size (e->servers[i].v[0]->glue.nbd, max_size,
+                             request_size);
+  depth_init (&e->depth, requests, request_size, max_requests, max_size);
+  alloc_ring (e);
+}
+
+/* For the timeout message: the oldest command still waiting on c,
+ * reads first, as they are the oldest step of a slot.
+ */
+static void
+describe_oldest (const struct conn *c, void *data, char *buf, size_t len)
+{
+  static const enum step steps[] = {
+    STEP_READ, STEP_WRITE, STEP_ZERO, STEP_WRITE_ZEROES,
+  };
+  struct engine *e = data;
+  const struct slot *slot = NULL;
+  size_t i;
+
+  for (i = 0; slot == NULL && i < sizeof steps / sizeof steps[0]; i++)
+    slot = ring_oldest (e->ring, c, steps[i]);
+  if (slot == NULL)
+    snprintf (buf, len, "a command other than a read or write");
+  else
+    snprintf (buf, len, "%s at offset %" PRIu64 " length %" PRIu64,
+              step_names[slot->kind], slot->offset, slot->length);
+}
+
+struct slot *
+engine_take (struct pass *p, uint64_t length)
+{
+  struct engine *e = p->e;
+  struct slot *slot = ring_take (e->ring, p->next_offset, length);
+
+  buffers_take (&e->buffers, slot);
+  e->slots[slot->index].taken = depth_mark (&e->depth, now_ns ());
+  p->next_offset += length;
+  return slot;
+}
+
+/* Completion callbacks run inside libnbd while it holds the handle's
+ * lock, so they must not start new commands on that handle:
+ * ring_command_done (common/ring.h) only records the result in the
+ * slot, and the prepare callback acts on it in the next loop
+ * iteration.  A successful read is a sample of the round trip for a
+ * pass that samples reads; the depth only counts, so it may be fed from
+ * inside the callback.
+ */
+static int
+read_done (void *user_data, int *error)
+{
+  struct engine_slot *es = user_data;
+  struct engine *e = es->e;
+
+  if (*error == 0 && e->pass->sample_reads)
+    depth_sample (&e->depth, es->slot->length, es->taken, now_ns ());
+  e->reads--;
+  return ring_command_done (es->slot, error);
+}
+
+void
+engine_read (struct pass *p, struct slot *slot, struct server *s)
+{
+  struct engine *e = p->e;
+  nbd_completion_callback cb = { .callback = read_done,
+                                 .user_data = &e->slots[slot->index] };
+
+  slot->kind = STEP_READ;
+  slot->conn = server_pick (s);
+  slot_debug (slot, "read");
+  /* A read libnbd refuses to issue never calls read_done. */
+  if (nbd_aio_pread (((struct conn *) slot->conn)->glue.nbd, slot->buf,
+                     slot->length, slot->offset, cb, 0) == -1)
+    ring_complete (slot, conn_issue_errno (slot->conn));
+  else
+    e->reads++;
+}
+
+void
+engine_skip (struct pass *p, uint64_t length)
+{
+  p->next_offset += length;
+  p->bytes_done += length;
+  progress_update (&p->e->progress, p->bytes_done);
+}
+
+/* A slot is over: its bytes count, a data slot is a sample of the
+ * round trip from its read to its end (unless the pass sampled its
+ * read already), and its buffer goes back on the stack.  Zero commands
+ * and skipped ranges are no sample: they move no data, and one zero
+ * command of gigabytes would pass for a huge rate.
+ */
+static void
+account (struct engine *e, struct pass *p, struct slot *slot)
+{
+  if ((slot->flags & SLOT_DATA) && !p->sample_reads)
+    depth_sample (&e->depth, slot->length, e->slots[slot->index].taken,
+                  now_ns ());
+  p->bytes_done += slot->length;
+  progress_update (&e->progress, p->bytes_done);
+  buffers_give (&e->buffers, slot);
+}
+
+void
+engine_finish (struct pass *p, struct slot *slot)
+{
+  if (p->hash == NULL) {
+    slot_debug (slot, "done");
+    account (p->e, p, slot);
+    ring_release (slot);
+  }
+  else if (slot->flags & SLOT_DATA) {
+    /* The buffer stays untouched until the slot retires. */
+    slot->kind = STEP_HASH;
+    ordered_hash_give (p->hash, slot);
+  }
+  else {
+    slot->kind = STEP_READY;
+    slot->state = SLOT_DONE;
+  }
+}
+
+/* The in-order consumer: while the head of the ring is hashed (or holds
+ * zeroes), feed it to the outer digest and retire it.  Slots behind the
+ * head may be over already; they wait their turn.  A hash that failed
+ * stays at the head, for report_failure.  Returns how many retired.
+ */
+static unsigned
+retire (struct engine *e, struct pass *p)
+{
+  struct slot *slot;
+  unsigned n = 0;
+
+  while ((slot = ring_head (e->ring)) != NULL) {
+    if (slot->kind == STEP_HASH) {
+      if (!ordered_hash_done (p->hash, slot) || slot->state == SLOT_FAILED)
+        break;
+      ordered_hash_feed (p->hash, slot);
+    }
+    else if (slot->kind == STEP_READY)
+      ordered_hash_feed_zeroes (p->hash, slot->length);
+    else
+      break;
+    slot_debug (slot, "retired");
+    account (e, p, slot);
+    ring_retire_head (e->ring);
+    n++;
+  }
+  return n;
+}
+
+/* A failed step ends the pass, but cleanly (tools/lib/stop.h): the first
+ * failure is kept for the last line, no new command starts, and the
+ * program exits once the commands in flight are over.  A failed read's
+ * buffer is never written or hashed: with pread_initialize off it holds
+ * whatever the previous request left, not the image's data.
+ */
+static void
+report_failure (struct engine *e, struct pass *p, const struct slot *slot)
+{
+  const struct conn *c = slot->conn;
+  uint64_t offset = slot->offset, length = slot->length;
+
+  slot_debug (slot, "failed");
+  if (slot->kind == STEP_HASH) {
+    stop_fail (&e->stop, "hashing failed at offset %" PRIu64 " length %"
+               PRIu64 ": %s", offset, length, strerror (slot->error));
+    return;
+  }
+  if (p->ops->failed_range)
+    p->ops->failed_range (p, slot, &offset, &length);
+  stop_fail (&e->stop, "%s: %s failed at offset %" PRIu64 " length %"
+             PRIu64 ": %s", c->name, step_names[slot->kind], offset, length,
+             conn_strerror (c, slot->error));
+}
+
+/* The failed slot with the lowest offset, once the pass has taken back
+ * those it retries, is reported.  A pass in order waits until no slot
+ * below it is still busy.  Any other reports it at once: a destination
+ * shutting down answers every write with an error and then closes, and
+ * a copy should stop writing sooner rather than later.
+ */
+static void
+check_failures (struct engine *e, struct pass *p)
+{
+  struct slot *slot;
+
+  while ((slot = ring_first_failed (e->ring)) != NULL &&
+         !stop_requested (&e->stop) && p->ops->retry != NULL &&
+         p->ops->retry (p, slot))
+    ;
+  if (slot != NULL &&
+      (!p->in_order || !ring_busy_below (e->ring, slot->offset)))
+    report_failure (e, p, slot);
+}
+
+/* A pass in order: act on slots in issue order, from the first not yet
+ * moved on, and stop at one whose step is still running, failed, or
+ * did not move on (stopping).  Slots given to the hash threads, or
+ * ready to retire, have moved on.  An in-order ring keeps slot seq at
+ * seq % nr_slots.
+ */
+static void
+act_in_order (struct engine *e, struct pass *p)
+{
+  struct ring *ring = e->ring;
+  struct slot *slot;
+  int kind;
+
+  p->acted = MAX (p->acted, ring->head_seq);
+  for (; p->acted < ring->next_seq; p->acted++) {
+    slot = &ring->slots[p->acted % ring->nr_slots];
+    if (slot->kind == STEP_HASH || slot->kind == STEP_READY)
+      continue;
+    kind = slot->kind;
+    if (slot->state != SLOT_DONE)
+      break;
+    p->ops->step_done (p, slot);
+    if (slot->kind == kind)
+      break;
+  }
+}
+
+/* Act on every slot whose step finished.  The slots in use are among
+ * the last taken: newest first, and only until all of them were seen,
+ * as ring_first_failed, so that a ring sized for the deepest depth is
+ * not scanned whole on every pass.
+ */
+static void
+act_on_finished (struct engine *e, struct pass *p)
+{
+  struct ring *ring = e->ring;
+  unsigned i = ring->next_seq % ring->nr_slots, k, seen, in_use = ring->in_use;
+  struct slot *slot;
+
+  if (p->in_order) {
+    act_in_order (e, p);
+    return;
+  }
+  for (k = seen = 0; k < ring->nr_slots && seen < in_use; k++) {
+    i = i ? i - 1 : ring->nr_slots - 1;
+    slot = &ring->slots[i];
+    seen += slot->state != SLOT_IDLE;
+    if (slot->state == SLOT_DONE && slot->kind != STEP_READY &&
+        slot->kind != STEP_HASH)
+      p->ops->step_done (p, slot);
+  }
+}
+
+static bool
+servers_busy (const struct engine *e)
+{
+  unsigned i;
+
+  for (i = 0; i < e->nr_servers; i++)
+    if (server_busy (&e->servers[i]))
+      return true;
+  return false;
+}
+
+/* True when the loop may end: every byte is done and the pass agrees
+ * (a flush that fails stops the pass instead), or, when stopping, once
+ * nothing is in flight and the pass agrees.
+ */
+static bool
+pass_over (struct engine *e, struct pass *p)
+{
+  if (!stop_requested (&e->stop) && p->next_offset >= p->size &&
+      e->ring->in_use == 0 &&
+      (p->ops->finished == NULL || p->ops->finished (p)) &&
+      !stop_requested (&e->stop))
+    return true;
+  return stop_requested (&e->stop) && !servers_busy (e) &&
+    (p->ops->stopped == NULL || p->ops->stopped (p));
+}
+
+/* The program's one prepare callback, run before the loop blocks each
+ * time (engine.h has the steps).  Failures first, and only the first: a
+ * lost connection fails every command in flight on it, and a finished
+ * read must not start a write on a handle that is gone.
+ */
+static void
+prepare_cb (struct ev_loop *loop, ev_prepare *w, int revents)
+{
+  struct engine *e = (struct engine *) w;
+  struct pass *p = e->pass;
+  unsigned i;
+
+  for (i = 0; i < e->nr_servers; i++)
+    server_check (&e->servers[i], &e->stop);
+  check_failures (e, p);
+  act_on_finished (e, p);
+  /* The depth follows the estimates (tools/lib/depth.h): once an epoch, and
+   * while starting as soon as a slot shows more rate.
+   */
+  if (!stop_requested (&e->stop))
+    depth_follow (&e->depth, now_ns ());
+  do
+    if (!stop_requested (&e->stop))
+      p->ops->fill (p);
+  while (p->hash && !stop_requested (&e->stop) && retire (e, p) > 0);
+  /* A command libnbd refused above failed its slot in this pass, and
+   * nothing would wake the loop for it: report it now.
+   */
+  check_failures (e, p);
+  if (pass_over (e, p))
+    ev_break (loop, EVBREAK_ALL);
+  for (i = 0; i < e->nr_servers; i++)
+    server_update (&e->servers[i]);
+}
+
+/* After a signal or a failure, once nothing is in flight: say how far
+ * the pass got, leave every server with a clean disconnect, and exit.
+ * The ring stays: hash threads may still be working on its buffers,
+ * and exit stops them (tools/lib/ordered-hash.c).
+ */
+static void __attribute__ ((noreturn))
+stopped (struct engine *e, struct pass *p)
+{
+  if (e->stop.signum != 0 && p->ops->interrupted)
+    p->ops->interrupted (p);
+  engine_close (e);
+  stop_exit (&e->stop);
+}
+
+void
+engine_run (struct engine *e, struct pass *p)
+{
+  unsigned i;
+
+  e->pass = p;
+  p->e = e;
+  p->acted = e->ring->next_seq;
+  for (i = 0; i < e->nr_servers; i++)
+    server_set_describe (&e->servers[i], describe_oldest, e);
+  ev_prepare_init (&e->prepare, prepare_cb);
+  ev_prepare_start (e->loop, &e->prepare);
+  progress_init (&e->progress, e->progress_mode, p->size);
+  /* The checks before may have taken a while outside the loop: start
+   * the timeouts from now, not from the loop's last look at the clock.
+   */
+  ev_now_update (e->loop);
+  ev_run (e->loop, 0);
+  progress_done (&e->progress, p->bytes_done, p->keep_bar);
+  ev_prepare_stop (e->loop, &e->prepare);
+  if (stop_requested (&e->stop))
+    stopped (e, p);
+}
+
+void
+engine_close (struct engine *e)
+{
+  struct server *sets[ENGINE_MAX_SERVERS];
+  unsigned i;
+
+  for (i = 0; i < e->nr_servers; i++)
+    sets[i] = &e->servers[i];
+  server_close (sets, e->nr_servers, &e->stop);
+  e->nr_servers = 0;
+}
+
+void
+engine_free (struct engine *e)
+{
+  if (e->ring != NULL) {
+    buffers_free (&e->buffers, e->ring);
+    ring_free (e->ring);
+    e->ring = NULL;
+  }
+  free (e->slots);
+  e->slots = NULL;
+}
