@@ -220,6 +220,19 @@ stop_server ()
   done
 }
 
+# wait_log FILE ERE: wait until a line of FILE (the logfile of nbdkit's
+# log filter) matches ERE; fail after 30 s.  A test that signals a
+# program once it is at work waits this way for the request it needs
+# to see, instead of sleeping a guess that a slow machine could miss.
+wait_log ()
+{
+  for _ in $(seq 1 3000); do
+    ! grep -Eq -- "$2" "$1" 2>/dev/null || return 0
+    sleep 0.01
+  done
+  fail "no line matching /$2/ in $1 within 30 s"
+}
+
 # fill_file FILE SIZE OCTAL: a file of SIZE bytes that are all the byte
 # with that octal value (252 is 0xAA), to mark a destination before a
 # test and prove afterwards which parts were written.

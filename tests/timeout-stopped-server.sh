@@ -16,12 +16,7 @@ stalled ()
   _srv=$1 _text=$2; shift 2
   "$@" >"$tmpdir/out" 2>"$tmpdir/err" &
   _pid=$!
-  for _ in $(seq 1 1000); do
-    ! grep -Eq ' (Read|Write) id=' "$tmpdir/$_srv.log" || break
-    sleep 0.01
-  done
-  grep -Eq ' (Read|Write) id=' "$tmpdir/$_srv.log" ||
-    fail "$*: no read or write reached $_srv within 10 s"
+  wait_log "$tmpdir/$_srv.log" ' (Read|Write) id='
   kill -STOP "$(cat "$tmpdir/$_srv.pid")"
   _t0=$(date +%s.%N)
   _status=0
