@@ -34,10 +34,14 @@
 #   git bisect run env OLD=GOOD NEW=HEAD BENCH_ONLY=3a \
 #     /tmp/nbd-libev-bench/compare.sh
 
+# The two quick runs are the suite's longest tests: Makefile.am's TESTS
+# starts TESTS_FIRST before the rest.
+TESTS_FIRST = \
+	tests/bench-quick.sh \
+	tests/bench-compare-quick.sh \
+	$(NULL)
 TESTS_SH += \
 	tests/bench-blksum.sh \
-	tests/bench-compare-quick.sh \
-	tests/bench-quick.sh \
 	tests/bench-report.sh \
 	$(NULL)
 

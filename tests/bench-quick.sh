@@ -28,6 +28,16 @@ grep -vxF -f "$tmpdir/stdout" "$report" >"$tmpdir/missing" || :
   fail "stdout lacks lines of the report"
 }
 [ -s "${report%.md}-request-size.svg" ] || fail "no request size chart"
+# Run by hand, make bench QUICK=1 writes the same files to bench/results:
+# git ignores every one of them (in a checkout; a tarball has no git).
+if git -C "$abs_top_srcdir" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  for f in "$tmpdir"/results/*; do
+    name=bench/results/${f##*/}
+    [ ! -d "$f" ] || name=$name/
+    git -C "$abs_top_srcdir" check-ignore -q "$name" ||
+      fail "make bench QUICK=1 writes $name, which git does not ignore"
+  done
+fi
 ! pgrep -f -- "$tmpdir/nbd-libev-benchrun" || fail "servers left running"
 
 # Every "## ID. title" section's table rows, as "ID label".

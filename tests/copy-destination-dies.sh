@@ -14,9 +14,14 @@ start_nbdkit src pattern 1G
 # purpose: whole options, no spaces inside.
 for opts in "--no-extents --no-sparse" ""; do
   for sig in TERM KILL TERM KILL; do
-    # Slow writes: the copy takes tens of seconds, and dies after one.
-    start_nbdkit dst --filter=delay memory 1G delay-write=10ms
-    ( sleep 1; kill -$sig "$(cat "$tmpdir/dst.pid")" ) &
+    # Slow writes: the copy takes tens of seconds, and the server dies
+    # once its log (nbdkit's log filter, outside the delay) shows a
+    # write completed, with the others in flight.
+    rm -f "$tmpdir/dst.log"
+    start_nbdkit dst --filter=log --filter=delay memory 1G delay-write=10ms \
+      logfile="$tmpdir/dst.log"
+    ( wait_log "$tmpdir/dst.log" '\.\.\.Write id=[0-9]+ return=0'
+      kill -$sig "$(cat "$tmpdir/dst.pid")" ) &
     if [ $sig = KILL ]; then
       expect_error ": connection lost: " nbd-evcopy $opts "$src" "$dst"
       grep -Eq "^nbd-evcopy: destination( connection [0-9]+)?: connection lost: " \

@@ -47,6 +47,6 @@ for prog in zero-extent-copy-libev checksum-libev nbd-evcopy nbd-evsum; do
   [ "$sent" -ge 2 ] || fail "$prog: only $sent block status: the test shows nothing"
   [ "$sent" = "$replied" ] ||
     fail "$prog: NBD_CMD_DISC with $((sent - replied)) block status in flight"
-  kill -0 "$(cat "$tmpdir/src.pid")" || fail "$prog: the source server died"
+  alive "$(cat "$tmpdir/src.pid")" || fail "$prog: the source server died"
   stop_server src dst
 done

@@ -87,16 +87,32 @@ raw_and_qcow2 ()
 }
 
 # Wait for a pid file written by a daemonising server; record the pid.
+# A server is up within a few milliseconds, so look often: every
+# server a test starts costs what is left of a step.
 wait_pidfile ()
 {
-  for _ in $(seq 1 100); do
+  for _ in $(seq 1 1000); do
     if [ -s "$1" ]; then
       server_pids="$server_pids $(cat "$1")"
       return 0
     fi
-    sleep 0.1
+    sleep 0.01
   done
   fail "server did not write $1"
+}
+
+# alive PID: true while PID is a running process.  A zombie counts as
+# gone (it has exited and closed its files): a daemonised server's
+# parent is init, which may reap it late (about a second on some
+# machines), and "kill -0" would count it as alive until then.
+alive ()
+{
+  local stat
+  stat=$(ps -o stat= -p "$1" 2>/dev/null) || return 1
+  case $stat in
+    Z*|"") return 1 ;;
+    *) return 0 ;;
+  esac
 }
 
 # start_nbdkit NAME NBDKIT-ARGS...: serve on $tmpdir/NAME.sock and set
@@ -185,8 +201,9 @@ requires_nbdkit_filter ()
 # stop_server NAME...: stop servers started by start_nbdkit* or
 # start_qemu_nbd and wait until they have exited, so that every write
 # they accepted is in their files before the test looks at the files.
-# (nbdkit takes about a second to exit, hence all at once.)  The pid
-# files and sockets go too, so that each NAME can be started again.
+# (All signalled first, then waited for, so that their exits overlap.)
+# The pid files and sockets go too, so that each NAME can be started
+# again.
 stop_server ()
 {
   for _n in "$@"; do
@@ -194,13 +211,26 @@ stop_server ()
   done
   for _n in "$@"; do
     _pid=$(cat "$tmpdir/$_n.pid")
-    for _ in $(seq 1 100); do
-      kill -0 "$_pid" 2>/dev/null || break
-      sleep 0.1
+    for _ in $(seq 1 1000); do
+      alive "$_pid" || break
+      sleep 0.01
     done
-    ! kill -0 "$_pid" 2>/dev/null || fail "server $_n (pid $_pid) did not exit"
+    ! alive "$_pid" || fail "server $_n (pid $_pid) did not exit"
     rm -f "$tmpdir/$_n.pid" "$tmpdir/$_n.sock"
   done
+}
+
+# wait_log FILE ERE: wait until a line of FILE (the logfile of nbdkit's
+# log filter) matches ERE; fail after 30 s.  A test that signals a
+# program once it is at work waits this way for the request it needs
+# to see, instead of sleeping a guess that a slow machine could miss.
+wait_log ()
+{
+  for _ in $(seq 1 3000); do
+    ! grep -Eq -- "$2" "$1" 2>/dev/null || return 0
+    sleep 0.01
+  done
+  fail "no line matching /$2/ in $1 within 30 s"
 }
 
 # fill_file FILE SIZE OCTAL: a file of SIZE bytes that are all the byte

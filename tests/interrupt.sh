@@ -9,14 +9,20 @@ requires nbdkit nbdcopy
 requires_nbdkit_filter delay
 
 # Writes take 200 ms each: a 256 MiB copy takes seconds, not a fraction of one.
+# nbdkit's log filter, outside the delay, records each write as it
+# arrives and as it completes: the signal comes once one has completed,
+# so that some of the destination is done.
 start_nbdkit src pattern 256M
+read_back "$src" "$tmpdir/a"
 # $prog is split on purpose: the program and its options.
 for prog in "nbd-evcopy --no-extents --no-sparse" nbd-evcopy; do
   for sig in INT TERM; do
-    start_nbdkit dst --filter=delay memory 256M delay-write=200ms
+    rm -f "$tmpdir/dst.log"
+    start_nbdkit dst --filter=log --filter=delay memory 256M \
+      delay-write=200ms logfile="$tmpdir/dst.log"
     env "$mark" $prog "$src" "$dst" 2>"$tmpdir/err" &
     pid=$!
-    sleep 1
+    wait_log "$tmpdir/dst.log" '\.\.\.Write id=[0-9]+ return=0'
     kill -$sig $pid
     status=0
     wait $pid || status=$?
@@ -27,7 +33,6 @@ for prog in "nbd-evcopy --no-extents --no-sparse" nbd-evcopy; do
     off=$(sed -n "s/^nbd-evcopy: interrupted by SIG$sig after [0-9]* bytes; the destination is complete below offset \\([0-9]*\\)\$/\\1/p" "$tmpdir/err")
     [ -n "$off" ] || fail "$prog: no offset reported"
     [ "$off" -gt 0 ] && [ "$off" -lt $((256 * 1024 * 1024)) ] || fail "$prog: offset $off"
-    read_back "$src" "$tmpdir/a"
     read_back "$dst" "$tmpdir/b"
     cmp -n "$off" "$tmpdir/a" "$tmpdir/b" || fail "$prog: bytes below $off differ"
     # The server is still there and answers.
@@ -37,10 +42,11 @@ for prog in "nbd-evcopy --no-extents --no-sparse" nbd-evcopy; do
 done
 
 # nbd-evsum: no digest on stdout.
-start_nbdkit slow --filter=delay pattern 256M delay-read=200ms
+start_nbdkit slow --filter=log --filter=delay pattern 256M delay-read=200ms \
+  logfile="$tmpdir/slow.log"
 env "$mark" nbd-evsum "$slow" >"$tmpdir/out" 2>"$tmpdir/err" &
 pid=$!
-sleep 1
+wait_log "$tmpdir/slow.log" ' Read id='
 kill -INT $pid
 status=0
 wait $pid || status=$?
@@ -51,13 +57,14 @@ grep -Eq "^nbd-evsum: interrupted by SIGINT after hashing [0-9]+ of 268435456 by
   fail "nbd-evsum: unexpected message"
 
 # A second signal while the commands in flight drain: each write now
-# takes 3 s, so the first SIGINT leaves the copy waiting for them, and
-# the second must end it at once.
-start_nbdkit stuck --filter=delay memory 256M delay-write=3
+# takes 3 s, so the first SIGINT, once a write is in flight, leaves the
+# copy waiting for them, and the second must end it at once.
+start_nbdkit stuck --filter=log --filter=delay memory 256M delay-write=3 \
+  logfile="$tmpdir/stuck.log"
 env "$mark" nbd-evcopy --no-extents --no-sparse "$src" "$stuck" \
   2>"$tmpdir/err" &
 pid=$!
-sleep 1
+wait_log "$tmpdir/stuck.log" ' Write id='
 kill -INT $pid
 sleep 0.5
 t0=$(date +%s.%N)

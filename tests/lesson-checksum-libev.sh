@@ -55,5 +55,5 @@ faulty_file_plugin "$tmpdir/bad.sh" "$tmpdir/data.img" $((4 * mib)) pread \
 start_nbdkit faulty sh "$tmpdir/bad.sh"
 expect_error "checksum-libev: read failed at offset $((2 * mib)) length $mib: Input/output error" \
   checksum-libev "$faulty"
-kill -0 "$(cat "$tmpdir/faulty.pid")" || fail "the server died"
+alive "$(cat "$tmpdir/faulty.pid")" || fail "the server died"
 expect_error "usage: checksum-libev [-v] URI" checksum-libev

@@ -49,7 +49,7 @@ start_nbdkit faulty sh "$tmpdir/bad.sh"
 start_nbdkit out file "$tmpdir/out.img"
 expect_error "copy-libev: source: read failed at offset $bad length $mib: Input/output error" \
   copy-libev --request-size=$mib "$faulty" "$out"
-kill -0 "$(cat "$tmpdir/faulty.pid")" "$(cat "$tmpdir/out.pid")" ||
+alive "$(cat "$tmpdir/faulty.pid")" && alive "$(cat "$tmpdir/out.pid")" ||
   fail "a server died after the failed copy"
 stop_server out
 cmp <(extract "$tmpdir/out.img" $bad $mib) <(extract "$tmpdir/marker.img" $bad $mib) ||

@@ -7,14 +7,16 @@ source "$abs_top_srcdir/tests/functions.sh"
 requires nbdkit
 requires_nbdkit_filter delay
 
-# stalled NAME TEXT CMD...: run CMD, SIGSTOP server NAME a second in,
-# and expect CMD to fail with TEXT 2 to 8 seconds after the stop.
+# stalled NAME TEXT CMD...: run CMD, SIGSTOP server NAME once its log
+# shows that CMD has started reading or writing (so that commands are in
+# flight), and expect CMD to fail with TEXT 2 to 8 seconds after the
+# stop.
 stalled ()
 {
   _srv=$1 _text=$2; shift 2
   "$@" >"$tmpdir/out" 2>"$tmpdir/err" &
   _pid=$!
-  sleep 1
+  wait_log "$tmpdir/$_srv.log" ' (Read|Write) id='
   kill -STOP "$(cat "$tmpdir/$_srv.pid")"
   _t0=$(date +%s.%N)
   _status=0
@@ -30,13 +32,15 @@ stalled ()
 }
 
 # Reads take 5 ms each, so the work lasts far longer than the test.
+# nbdkit's log filter, outside the delay, records each request as it
+# arrives: stalled waits for the first.
 restart ()
 {
-  for _n in src dst; do
-    [ ! -e "$tmpdir/$_n.pid" ] || stop_server $_n
-  done
-  start_nbdkit src --filter=delay pattern 4G delay-read=5ms
-  start_nbdkit dst memory 4G
+  [ ! -e "$tmpdir/src.pid" ] || stop_server src dst
+  rm -f "$tmpdir/src.log" "$tmpdir/dst.log"
+  start_nbdkit src --filter=log --filter=delay pattern 4G delay-read=5ms \
+    logfile="$tmpdir/src.log"
+  start_nbdkit dst --filter=log memory 4G logfile="$tmpdir/dst.log"
 }
 
 read_msg='^[a-z-]+: source( connection [0-9]+)?: no reply from the server for 2 s; oldest command in flight: read at offset [0-9]+ length (262144|524288|1048576)$'

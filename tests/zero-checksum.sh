@@ -149,12 +149,13 @@ start_nbdkit werr --filter=error --filter=noextents memory 4M \
 expect_error "destination: write failed at offset 0 length 65536: No space left on device" \
   nbd-evcopy --checksum -C 1 --requests=1 "$small" "$werr"
 
+# The destination is stopped once its log shows a write in flight.
 start_nbdkit slow --filter=delay pattern 4G delay-read=5ms
-fresh dst 4G
+fresh dst 4G --filter=log memory 4G logfile="$tmpdir/stopped.log"
 nbd-evcopy --checksum --timeout=2 "$slow" "$dst" \
   >"$tmpdir/out" 2>"$tmpdir/err" &
 pid=$!
-sleep 1
+wait_log "$tmpdir/stopped.log" ' Write id='
 kill -STOP "$(cat "$tmpdir/d$n.pid")"
 status=0
 wait $pid || status=$?
