@@ -200,9 +200,9 @@ retire_in_order (void)
   }
 }
 
-/* The program's one prepare callback: hand finished reads to the
- * threads, feed the outer digest from the head, start new slots, and
- * let the watcher wait for what the handle now wants.
+/* The one prepare callback: hand finished reads to the threads, feed
+ * the outer digest and start slots until neither moves (zero runs wake
+ * nothing), and let the watcher wait for what the handle now wants.
  */
 static void
 pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
@@ -222,9 +222,9 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
       pool_give (&pool, slot);
     }
   }
-  retire_in_order ();
-  while (!failed && next_offset < size && !ring_full (ring) && start_slot ())
-    ;
+  do
+    retire_in_order ();
+  while (!failed && next_offset < size && !ring_full (ring) && start_slot ());
 
   /* Done, or failed, and no command in flight (threads stop after): before
    * NBD_CMD_DISC, "SHOULD wait until there are no inflight requests".

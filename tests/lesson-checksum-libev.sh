@@ -30,6 +30,12 @@ start_nbdkit empty null 0
 for uri in "$sr" "$dense" "$zero" "$empty"; do
   ref_check "$uri"
 done
+# An image of zero runs only: nothing but the prepare callback can move
+# them, so a lesson that forgot to retire them would wait for libev's
+# longest sleep (about a minute) before it went on.  Thirty seconds is
+# far past any real run and far short of that.
+timeout 30 checksum-libev "$zero" >/dev/null ||
+  fail "an all-zero image hung (or failed)"
 
 # One data byte in 1 GiB: only the block holding it is read.
 start_nbdkit sparse --filter=log data '@536870912 1' size=1G \
