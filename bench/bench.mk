@@ -83,6 +83,7 @@ EXTRA_DIST += \
 	bench/results/2026-12-03-calibrate-vm.txt \
 	bench/interleave.sh \
 	bench/run.sh \
+	bench/alive.sh \
 	bench/servers.sh \
 	$(NULL)
 

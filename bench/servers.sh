@@ -38,18 +38,8 @@ die ()
   exit 1
 }
 
-# running PID: true while PID is a live process.  A zombie counts as
-# gone: a daemonised server's parent is init, which may reap it late,
-# and "kill -0" would wait for that (about a second here) for nothing.
-running ()
-{
-  local stat
-  stat=$(ps -o stat= -p "$1" 2>/dev/null) || return 1
-  case $stat in
-    Z*|"") return 1 ;;
-    *) return 0 ;;
-  esac
-}
+# alive PID: true while PID is a live process (a zombie counts as gone).
+source "$(dirname "$(readlink -f "$0")")/alive.sh"
 
 # stop NAME: SIGTERM, then wait until it has exited.  qemu-nbd must
 # have closed its image before the next run recreates it, and nbdkit
@@ -62,12 +52,12 @@ stop ()
   pid=$(cat "$pidfile")
   kill "$pid" 2>/dev/null || :
   for _ in $(seq 1 1000); do
-    running "$pid" || break
+    alive "$pid" || break
     sleep 0.01
   done
-  if running "$pid"; then
+  if alive "$pid"; then
     kill -9 "$pid" 2>/dev/null || :
-    while running "$pid"; do sleep 0.01; done
+    while alive "$pid"; do sleep 0.01; done
   fi
   rm -f "$pidfile" "$BENCH_STATE/$1.sock"
 }

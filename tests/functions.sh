@@ -101,19 +101,8 @@ wait_pidfile ()
   fail "server did not write $1"
 }
 
-# alive PID: true while PID is a running process.  A zombie counts as
-# gone (it has exited and closed its files): a daemonised server's
-# parent is init, which may reap it late (about a second on some
-# machines), and "kill -0" would count it as alive until then.
-alive ()
-{
-  local stat
-  stat=$(ps -o stat= -p "$1" 2>/dev/null) || return 1
-  case $stat in
-    Z*|"") return 1 ;;
-    *) return 0 ;;
-  esac
-}
+# alive PID, shared with the benchmark's servers.sh.
+source "$abs_top_srcdir/bench/alive.sh"
 
 # start_nbdkit NAME NBDKIT-ARGS...: serve on $tmpdir/NAME.sock and set
 # the variable NAME to the server's URI.

@@ -14,7 +14,7 @@ start_nbdkit badwrite --filter=error memory 64M error-pwrite=EIO error-pwrite-ra
 start_nbdkit good pattern 64M
 start_nbdkit dst memory 64M
 
-alive ()
+answers ()
 {
   nbdinfo --size "$1" >/dev/null || fail "the server at $1 died after: $2"
 }
@@ -23,12 +23,12 @@ for i in 1 2 3 4 5; do
   # $prog is split on purpose: the program and its options.
   for prog in "nbd-evcopy --no-extents --no-sparse" nbd-evcopy; do
     expect_error "read failed at offset" $prog --requests=16 "$badread" "$dst"
-    alive "$badread" "$prog, read error"
-    alive "$dst" "$prog, read error"
+    answers "$badread" "$prog, read error"
+    answers "$dst" "$prog, read error"
     expect_error "write failed at offset" $prog --requests=16 "$good" "$badwrite"
-    alive "$good" "$prog, write error"
-    alive "$badwrite" "$prog, write error"
+    answers "$good" "$prog, write error"
+    answers "$badwrite" "$prog, write error"
   done
   expect_error "read failed at offset" nbd-evsum --requests=16 "$badread"
-  alive "$badread" "nbd-evsum, read error"
+  answers "$badread" "nbd-evsum, read error"
 done
