@@ -3,8 +3,8 @@
 # size would refuse the last, short write, and a source whose own does
 # not divide its size would refuse the last read: nbd-evcopy says so
 # before writing anything, whether it copies every byte or by extents
-# (tools/lib/handle.c: check_image_end), and nbd-evsum says the same before
-# reading.  The same copy with an aligned size succeeds.
+# (tools/lib/block-size.c: check_image_end), and nbd-evsum says the same
+# before reading.  The same copy with an aligned size succeeds.
 source "$abs_top_srcdir/tests/functions.sh"
 requires nbdkit nbdcopy
 

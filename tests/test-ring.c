@@ -251,30 +251,6 @@ test_oldest_and_low_water (void)
   ring_free (ring);
 }
 
-/* A failure is the first in offset order only once nothing below it
- * is busy: done, failed or idle slots below do not count.
- */
-static void
-test_busy_below (void)
-{
-  struct ring *ring = ring_new (3, 0);
-  struct slot *a = ring_take (ring, 0, 100);
-  struct slot *b = ring_take (ring, 100, 100);
-  struct slot *c = ring_take (ring, 200, 100);
-
-  ring_complete (c, 5);
-  CHECK (ring_busy_below (ring, c->offset));
-  ring_complete (b, 0);
-  CHECK (ring_busy_below (ring, c->offset));
-  CHECK (ring_busy_below (ring, b->offset));
-  ring_complete (a, 5);
-  CHECK (!ring_busy_below (ring, c->offset));
-  ring_release (a);
-  CHECK (!ring_busy_below (ring, c->offset));
-  CHECK (!ring_busy_below (ring, 0));
-  ring_free (ring);
-}
-
 int
 main (void)
 {
@@ -287,6 +263,5 @@ main (void)
   test_first_failed ();
   test_first_failed_sparse ();
   test_oldest_and_low_water ();
-  test_busy_below ();
   return check_status ("test-ring");
 }

@@ -7,11 +7,12 @@
  * the destination already reads as zeroes) and what copy-libev shows
  * (--no-extents --no-sparse: every byte read and written), with what a
  * program people run needs around it: local files and [ CMD ARGS ... ]
- * (tools/lib/image.h), several connections per server (tools/lib/server.h),
- * --timeout, signals with the offset to resume from (tools/lib/stop.h),
- * --progress, --flush, and a copy verified in the same pass.  The loop
- * is tools/lib/engine.h's, shared with nbd-evsum; this file holds the copy's
- * own steps (read, then write, zero or nothing) and its options.
+ * (tools/lib/image.h), several connections per server
+ * (tools/lib/server.h), --timeout, signals with the offset to resume
+ * from (tools/lib/stop.h), --progress, --flush, and a copy verified
+ * while it is made.  The loop is tools/lib/engine.h's, shared with
+ * nbd-evsum; this file holds the copy's own steps (read, then write,
+ * zero or nothing) and its options.
  *
  *  - --checksum: the source's block hash (common/blkhash.h), computed
  *    from the buffers the copy reads anyway, so a verified copy costs
@@ -62,6 +63,12 @@
 #include "ring-query.h"
 #include "util.h"
 #include "zero.h"
+
+/* slot->flags of the copy's own (tools/lib/engine.h): the destination
+ * reads as zeroes over the whole range, so that a buffer read back all
+ * zero needs no command there.
+ */
+#define SLOT_ONTO_ZEROES SLOT_PASS_FLAG
 
 /* The options, as parse_options stores them. */
 struct copy_options {
@@ -335,12 +342,12 @@ fill (struct pass *p)
     }
     if (p->e->ring->in_use >= p->e->depth.requests)
       break;
-    slot = engine_take (p, length);
+    slot = engine_take (p, length, true);
     if (work == WORK_SKIP) {
       slot->flags = SLOT_ZEROES;
-      slot_debug (slot, "skip zeroes");
       c->bytes_skipped += length;
       engine_finish (p, slot);
+      slot_debug (slot, "skip zeroes");
     }
     else if (work == WORK_ZERO)
       start_zero (c, slot);
@@ -411,11 +418,10 @@ static const struct pass_ops copy_ops = {
 };
 
 /* Everything a copier checks before it reads the first byte, so that
- * bad input never leaves a half-written destination: the destination
- * is writable and at least as large as the source, and both servers
- * take the last, short request that ends at the source's size.  (The
- * request size is the engine's to check, engine_set_depth.)  Returns
- * the source's size.
+ * bad input never leaves a half-written destination, after the request
+ * size (engine_set_depth): the destination is at least as large as the
+ * source, and both servers take the last, short request that ends at
+ * the source's size.  Returns the source's size.
  */
 static uint64_t
 check_copy (struct nbd_handle *src, struct nbd_handle *dst)
@@ -423,8 +429,6 @@ check_copy (struct nbd_handle *src, struct nbd_handle *dst)
   uint64_t size = export_size (src, "source");
   uint64_t dst_size = export_size (dst, "destination");
 
-  if (nbd_is_read_only (dst) == 1)
-    die ("destination: the server is read-only");
   if (dst_size < size)
     die ("destination is smaller than the source (%" PRIu64 " < %" PRIu64
          " bytes)", dst_size, size);
@@ -517,10 +521,12 @@ setup_copy (struct engine *e, struct copy *c, const struct copy_options *co,
   connect_both (e, c, co, images);
   src = c->src->v[0]->glue.nbd;
   dst = c->dst->v[0]->glue.nbd;
-  c->pass.size = check_copy (src, dst);
+  if (nbd_is_read_only (dst) == 1)
+    die ("destination: the server is read-only");
   engine_set_depth (e, co->o.requests, co->o.request_size,
                     co->o.request_size_given, co->max_requests, co->max_size,
                     co->checksum ? co->block_size : 1);
+  c->pass.size = check_copy (src, dst);
   /* Both are powers of two, so the larger is a multiple of the other.
    * With --checksum, pieces start and end on hash blocks too, so that
    * each slot holds whole blocks, either data or zeroes.
@@ -582,8 +588,8 @@ verify_copy (struct engine *e, const struct copy *copy,
          v.pass.size);
   engine_run (e, &v.pass);
   ordered_hash_final (dst_hash, v.pass.size, dst_hex);
-  debug ("verify: %" PRIu64 " block status, %" PRIu64 " reads",
-         v.read_map.commands, v.nr_reads);
+  debug ("verify: %" PRIu64 " block status, %" PRIu64 " reads in all",
+         v.read_map.commands, copy->nr_reads + v.nr_reads);
   extents_free (&v.read_map);
 }
 
@@ -712,7 +718,9 @@ IMAGES_HELP
   exit (EXIT_SUCCESS);
 }
 
-/* Store the options in co. */
+/* Store the options in co, as given: the rules between them are
+ * check_options'.
+ */
 static void
 parse_options (int argc, char *argv[], struct copy_options *co)
 {

@@ -31,9 +31,10 @@
  *    not, which is what splits the work.
  *
  *  - Reading less: block status (common/extents.c) says which ranges
- *    read as zeroes (tools/lib/plan.h decides what to read).  Whole zero blocks are hashed without any I/O, as
- *    copies of H (zero block) computed once, so a 1 TiB hole costs 16 Mi
- *    digests fed to the outer hash and no reads at all.
+ *    read as zeroes (tools/lib/plan.h decides what to read).  Whole
+ *    zero blocks are hashed without any I/O, as copies of H (zero
+ *    block) computed once, so a 1 TiB hole costs 16 Mi digests fed to
+ *    the outer hash and no reads at all.
  *
  *  - nbd_set_pread_initialize(false): libnbd need not clear each read
  *    buffer first.  Safe because a buffer is hashed only after its read
@@ -82,17 +83,6 @@
 #include "ordered-hash.h"
 #include "plan.h"
 #include "util.h"
-
-/* Reads in flight to start with.  Against a server that answers at
- * once, enough to keep every hash thread busy with one slot while the
- * next few are read; more only add memory, as the hashing, not the
- * server, is the bottleneck.  Each read starts at DEFAULT_REQUEST_SIZE
- * (tools/lib/bounds.h), 256 KiB: 4 blocks, about 0.15 ms of SHA-256
- * for a hash thread, so handing slots over costs next to nothing.
- * Against a server that answers late, the depth grows as the reads
- * are measured (tools/lib/depth.h).
- */
-#define CHECKSUM_REQUESTS 8
 
 /* Longest zero run in one slot.  The loop thread feeds zero runs to the
  * outer digest itself (there is nothing for a hash thread to compute),
@@ -148,13 +138,13 @@ fill (struct pass *p)
     switch (plan_sum (&s->map, p->next_offset, p->size, d->request_size,
                       s->block_size, MAX_ZERO_RUN, &length)) {
     case WORK_SKIP:
-      slot = engine_take (p, length);
+      slot = engine_take (p, length, false);
       slot->flags = SLOT_ZEROES;
-      slot_debug (slot, "zero run");
       engine_finish (p, slot);
+      slot_debug (slot, "zero run");
       break;
     case WORK_READ:
-      slot = engine_take (p, length);
+      slot = engine_take (p, length, true);
       slot->flags = SLOT_DATA;
       engine_read (p, slot, s->src);
       break;
@@ -238,7 +228,10 @@ checksum_image (const struct sum_options *so, struct image *img)
 {
   struct engine e;
   struct sum s = {
-    .pass = { .ops = &sum_ops, .sample_reads = true, .in_order = true },
+    .pass = {
+      .ops = &sum_ops, .sample_reads = true, .in_order = true,
+      .name = img->name, .other_command = "block status",
+    },
     .block_size = so->block_size,
   };
   struct ordered_hash sh;
@@ -270,8 +263,9 @@ checksum_image (const struct sum_options *so, struct image *img)
  */
 static struct image *images;
 
-/* The child hashing the current image, for forward_signal: a signal
- * handler has no other way to find it.
+/* For forward_signal, which as a signal handler has no other way to
+ * reach them: the child hashing the current image, and the signal
+ * caught, which ends the loop over the images.
  */
 static volatile pid_t child;
 static volatile sig_atomic_t caught;
@@ -368,7 +362,8 @@ IMAGES_HELP
 "                      without it, start at 256k or the block size if\n"
 "                      larger, and adapt, up to 1M or the start if larger\n",
            progname, BLKHASH_BLOCK_SIZE / 1024, MAX_REQUESTS,
-           CHECKSUM_REQUESTS, MIN_REQUEST_SIZE, MAX_REQUEST_SIZE / (1024 * 1024));
+           CHECKSUM_REQUESTS, MIN_REQUEST_SIZE,
+           MAX_REQUEST_SIZE / (1024 * 1024));
   option_help_shared (stdout);
   exit (EXIT_SUCCESS);
 }

@@ -4,7 +4,8 @@
  * One header for the numbers that bound what the tools send and how:
  * requests in flight, bytes per request, the adaptive depth's limits
  * (tools/lib/depth.h), connections per server (tools/lib/server.h), and
- * how long a server may be silent (tools/lib/conn.h).  The
+ * how long a server may be silent (tools/lib/conn.h), and the sockets'
+ * buffers.  The
  * options check the user's values against them (tools/lib/options.c), the
  * tools start from the defaults, and the help texts print them.  It
  * includes nothing, so any module may use it.
@@ -19,6 +20,17 @@
  * nbd-evcopy adds more as it measures (tools/lib/depth.h).
  */
 #define DEFAULT_REQUESTS 16
+
+/* nbd-evsum's reads in flight to start with.  Against a server that answers at
+ * once, enough to keep every hash thread busy with one slot while the
+ * next few are read; more only add memory, as the hashing, not the
+ * server, is the bottleneck.  Each read starts at DEFAULT_REQUEST_SIZE
+ * (above), 256 KiB: 4 blocks, about 0.15 ms of SHA-256
+ * for a hash thread, so handing slots over costs next to nothing.
+ * Against a server that answers late, the depth grows as the reads
+ * are measured (tools/lib/depth.h).
+ */
+#define CHECKSUM_REQUESTS 8
 
 /* Bytes per request: 256 KiB, measured.  On qemu-nbd serving raw
  * files from this project's machine's disk with O_DIRECT, 1 MiB
@@ -69,5 +81,12 @@
  * stopped fails within minutes instead of hanging forever.
  */
 #define DEFAULT_TIMEOUT 120
+
+/* --socket-buffer bounds; the kernel caps the size lower anyway unless
+ * the program runs as root (see tools/lib/handle.c).  The messages name
+ * them in the units of these definitions.
+ */
+#define MIN_SOCKET_BUFFER 4096
+#define MAX_SOCKET_BUFFER (1024 * 1024 * 1024)
 
 #endif /* NBD_LIBEV_EXAMPLES_BOUNDS_H */

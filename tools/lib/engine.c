@@ -110,35 +110,58 @@ engine_set_depth (struct engine *e, unsigned requests, uint64_t request_size,
   alloc_ring (e);
 }
 
+/* The busy slot taken first on c whose step is one of kinds (n of
+ * them), or NULL.
+ */
+static const struct slot *
+oldest_of (struct ring *ring, const struct conn *c, const enum step *kinds,
+           size_t n)
+{
+  const struct slot *oldest = NULL, *slot;
+  size_t i;
+
+  for (i = 0; i < n; i++) {
+    slot = ring_oldest (ring, c, kinds[i]);
+    if (slot != NULL && (oldest == NULL || slot->seq < oldest->seq))
+      oldest = slot;
+  }
+  return oldest;
+}
+
 /* For the timeout message: the oldest command still waiting on c,
- * reads first, as they are the oldest step of a slot.
+ * reads first, as they are the oldest step of a slot, then writes (of
+ * data or of zeroes), then zero commands.
  */
 static void
 describe_oldest (const struct conn *c, void *data, char *buf, size_t len)
 {
-  static const enum step steps[] = {
-    STEP_READ, STEP_WRITE, STEP_ZERO, STEP_WRITE_ZEROES,
-  };
+  static const enum step reads[] = { STEP_READ };
+  static const enum step writes[] = { STEP_WRITE, STEP_WRITE_ZEROES };
+  static const enum step zeroes[] = { STEP_ZERO };
   struct engine *e = data;
-  const struct slot *slot = NULL;
-  size_t i;
+  const struct slot *slot = oldest_of (e->ring, c, reads, 1);
 
-  for (i = 0; slot == NULL && i < sizeof steps / sizeof steps[0]; i++)
-    slot = ring_oldest (e->ring, c, steps[i]);
   if (slot == NULL)
-    snprintf (buf, len, "a command other than a read or write");
-  else
+    slot = oldest_of (e->ring, c, writes, 2);
+  if (slot == NULL)
+    slot = oldest_of (e->ring, c, zeroes, 1);
+  if (slot != NULL)
     snprintf (buf, len, "%s at offset %" PRIu64 " length %" PRIu64,
               step_names[slot->kind], slot->offset, slot->length);
+  else if (e->pass->other_command != NULL)
+    snprintf (buf, len, "%s", e->pass->other_command);
+  else
+    snprintf (buf, len, "a command other than a read or write");
 }
 
 struct slot *
-engine_take (struct pass *p, uint64_t length)
+engine_take (struct pass *p, uint64_t length, bool buffer)
 {
   struct engine *e = p->e;
   struct slot *slot = ring_take (e->ring, p->next_offset, length);
 
-  buffers_take (&e->buffers, slot);
+  if (buffer)
+    buffers_take (&e->buffers, slot);
   e->slots[slot->index].taken = depth_mark (&e->depth, now_ns ());
   p->next_offset += length;
   return slot;
@@ -204,7 +227,8 @@ account (struct engine *e, struct pass *p, struct slot *slot)
                   now_ns ());
   p->bytes_done += slot->length;
   progress_update (&e->progress, p->bytes_done);
-  buffers_give (&e->buffers, slot);
+  if (slot->buf != NULL)
+    buffers_give (&e->buffers, slot);
 }
 
 void
@@ -269,8 +293,9 @@ report_failure (struct engine *e, struct pass *p, const struct slot *slot)
 
   slot_debug (slot, "failed");
   if (slot->kind == STEP_HASH) {
-    stop_fail (&e->stop, "hashing failed at offset %" PRIu64 " length %"
-               PRIu64 ": %s", offset, length, strerror (slot->error));
+    stop_fail (&e->stop, "%s%shashing failed at offset %" PRIu64
+               " length %" PRIu64 ": %s", p->name ? p->name : "",
+               p->name ? ": " : "", offset, length, strerror (slot->error));
     return;
   }
   if (p->ops->failed_range)
@@ -281,10 +306,11 @@ report_failure (struct engine *e, struct pass *p, const struct slot *slot)
 }
 
 /* The failed slot with the lowest offset, once the pass has taken back
- * those it retries, is reported.  A pass in order waits until no slot
- * below it is still busy.  Any other reports it at once: a destination
- * shutting down answers every write with an error and then closes, and
- * a copy should stop writing sooner rather than later.
+ * those it retries, is reported, once: after that the pass is stopping.
+ * A pass in order waits until every slot before it has moved on
+ * (act_in_order stops there).  Any other reports it at once: a
+ * destination shutting down answers every write with an error and then
+ * closes, and a copy should stop writing sooner rather than later.
  */
 static void
 check_failures (struct engine *e, struct pass *p)
@@ -295,8 +321,8 @@ check_failures (struct engine *e, struct pass *p)
          !stop_requested (&e->stop) && p->ops->retry != NULL &&
          p->ops->retry (p, slot))
     ;
-  if (slot != NULL &&
-      (!p->in_order || !ring_busy_below (e->ring, slot->offset)))
+  if (slot != NULL && !stop_requested (&e->stop) &&
+      (!p->in_order || slot->seq == p->acted))
     report_failure (e, p, slot);
 }
 

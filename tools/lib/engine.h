@@ -3,9 +3,10 @@
  * nbd-evcopy and nbd-evsum run one loop: a ring of slots (common/ring.h),
  * each a piece of the image on its way through a few steps, in one libev
  * loop with one ev_prepare callback.  The engine owns what they share:
- * the connections to the servers (tools/lib/server.h), the ring and its
- * buffers (tools/lib/buffers.h), the depth (tools/lib/depth.h), the stop and its
- * signals (tools/lib/stop.h), progress, and the prepare callback's frame.
+ * the connections to the servers (tools/lib/server.h), the ring and
+ * its buffers (tools/lib/buffers.h), the depth (tools/lib/depth.h), the
+ * stop and its signals (tools/lib/stop.h), progress, and the prepare
+ * callback's frame.
  * What differs is a pass (struct pass): one run of the loop over an
  * image, with its own plan, steps and counters.  nbd-evsum runs one pass
  * per image; nbd-evcopy one to copy, and with --verify a second one that
@@ -20,11 +21,11 @@
  *  2. Each slot whose step finished goes to ops->step_done, a switch on
  *     its step: start the next step, or engine_finish it.  A pass with
  *     in_order set moves its slots on strictly in issue order, which is
- *     offset order: a slot only once every slot before it has, and a
- *     failure is reported only once no slot below it is still busy.
+ *     offset order: a slot only once every slot before it has.
  *     nbd-evsum hands its reads to the hash threads that way, so that
  *     the failure it reports is the first in offset order whichever
- *     read the server answered first.
+ *     read the server answered first: a failure is reported once every
+ *     slot before it has moved on.
  *  3. The depth follows its estimates (depth_follow).
  *  4. ops->fill plans pieces and starts them while the depth allows;
  *     with a hash, the in-order consumer retires the head of the ring
@@ -88,14 +89,13 @@ enum {
   SLOT_DATA = 1,        /* data moved through the buffer: hashed from
                            it, and a sample for the depth */
   SLOT_ZEROES = 2,      /* whole blocks of zeroes: hashed without work */
-  SLOT_ONTO_ZEROES = 4, /* nbd-evcopy: the destination reads as zeroes
-                           over the whole range */
+  SLOT_PASS_FLAG = 4,   /* this bit and those above are the pass's */
 };
 
 struct pass;
 
 struct pass_ops {
-  /* Plan pieces and start them while the depth allows (engine_room). */
+  /* Plan pieces and start them while the depth allows. */
   void (*fill) (struct pass *p);
   /* The slot's step finished (SLOT_DONE): start its next step, or
    * engine_finish it.  Called when stopping too.
@@ -135,7 +135,11 @@ struct pass {
   bool sample_reads;            /* the depth samples each read, not each
                                    slot as a whole (read to written) */
   bool keep_bar;                /* the progress bar stays at the end */
-  bool in_order;                /* slots move on in issue order (below) */
+  bool in_order;                /* slots move on in issue order (above) */
+  const char *name;             /* names the image in a failed hash's
+                                   message, if not NULL */
+  const char *other_command;    /* for the timeout message when no read
+                                   or write is outstanding, if not NULL */
   uint64_t acted;               /* in_order: the next slot to act on */
 };
 
@@ -148,6 +152,7 @@ struct engine_slot {
   struct depth_mark taken;
 };
 
+/* A pass reads from one server and may write to another. */
 #define ENGINE_MAX_SERVERS 2
 
 struct engine {
@@ -216,10 +221,11 @@ engine_stopping (const struct pass *p)
   return stop_requested (&p->e->stop);
 }
 
-/* A slot for the next piece, [p->next_offset, + length), with a
- * buffer, and next_offset moved past it.
+/* A slot for the next piece, [p->next_offset, + length), and
+ * next_offset moved past it.  With buffer, the slot takes the buffer
+ * used last (tools/lib/buffers.h); a slot that does no I/O needs none.
  */
-struct slot *engine_take (struct pass *p, uint64_t length);
+struct slot *engine_take (struct pass *p, uint64_t length, bool buffer);
 
 /* Start reading the slot's range from s (STEP_READ), on the connection
  * with the least in flight.

@@ -14,7 +14,6 @@
 
 #include <libnbd.h>
 
-
 struct handle_options {
   /* nbd_set_pread_initialize: true makes libnbd zero every read buffer
    * before the read, which only matters for programs that might use a

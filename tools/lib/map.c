@@ -14,8 +14,7 @@
 #include "util.h"
 
 void
-map_open (struct extent_map *map, struct nbd_handle *nbd,
-                const char *name)
+map_open (struct extent_map *map, struct nbd_handle *nbd, const char *name)
 {
   if (extents_init (map, nbd, name) == -1)
     die ("%s: %s", name, nbd_get_error ());
@@ -24,8 +23,8 @@ map_open (struct extent_map *map, struct nbd_handle *nbd,
 }
 
 void
-map_pump (struct stop *s, struct extent_map *map,
-                     uint64_t offset, uint64_t ahead)
+map_pump (struct stop *s, struct extent_map *map, uint64_t offset,
+          uint64_t ahead)
 {
   int r = extents_pump (map, offset, ahead);
 

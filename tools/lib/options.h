@@ -20,13 +20,6 @@
 #include "image.h"
 #include "progress.h"
 
-/* --socket-buffer bounds; the kernel caps the size lower anyway unless
- * the program runs as root (see tools/lib/handle.c).  The messages name
- * them in the units of these definitions.
- */
-#define MIN_SOCKET_BUFFER 4096
-#define MAX_SOCKET_BUFFER (1024 * 1024 * 1024)
-
 /* --requests=N: 1 to MAX_REQUESTS. */
 unsigned option_requests (const char *arg);
 

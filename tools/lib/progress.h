@@ -17,9 +17,10 @@
 
 /* The modes:
  *
- *  - PROGRESS_BAR: the status line on stderr (tools/lib/util.h), redrawn at
- *    most five times a second, and only when stderr is a terminal: in a log file the
- *    frames would pile up, so nothing is printed there (as blksum does).
+ *  - PROGRESS_BAR: the status line on stderr (tools/lib/util.h),
+ *    redrawn at most five times a second, and only when stderr is a
+ *    terminal: in a log file the frames would pile up, so nothing is
+ *    printed there (as blksum does).
  *
  *  - A file descriptor: nbdcopy's format for other programs, a line
  *    "N/100" whenever the whole percentage N changes.

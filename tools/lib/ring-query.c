@@ -37,14 +37,3 @@ ring_low_water (const struct ring *ring, uint64_t next)
       low = ring->slots[i].offset;
   return low;
 }
-
-bool
-ring_busy_below (const struct ring *ring, uint64_t offset)
-{
-  unsigned i;
-
-  for (i = 0; i < ring->nr_slots; i++)
-    if (ring->slots[i].state == SLOT_BUSY && ring->slots[i].offset < offset)
-      return true;
-  return false;
-}

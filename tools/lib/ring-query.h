@@ -3,13 +3,12 @@
  * The lessons need none of these; a tool's messages do: which command
  * a silent server still owes (the timeout's message), and below which
  * offset every slot's work is complete (where to resume after a
- * signal), and whether a failure is the first in offset order.  They only read the slots (tests/test-ring.c tests them).
+ * signal).  They only read the slots (tests/test-ring.c tests them).
  */
 
 #ifndef NBD_LIBEV_EXAMPLES_RING_QUERY_H
 #define NBD_LIBEV_EXAMPLES_RING_QUERY_H
 
-#include <stdbool.h>
 #include <stdint.h>
 
 #include "ring.h"
@@ -25,10 +24,5 @@ struct slot *ring_oldest (struct ring *ring, const void *conn, int kind);
  * done.
  */
 uint64_t ring_low_water (const struct ring *ring, uint64_t next);
-
-/* True if a slot below offset is still busy (SLOT_BUSY): a failure at
- * offset may not be the first in offset order yet.
- */
-bool ring_busy_below (const struct ring *ring, uint64_t offset);
 
 #endif /* NBD_LIBEV_EXAMPLES_RING_QUERY_H */

@@ -2,7 +2,8 @@
  *
  * nbd-evcopy sends each zero extent of the source in as few commands
  * as the destination allows.  This module holds the arithmetic alone,
- * with no libnbd and no loop, so that tests/test-zero.c can check it:
+ * with no command sent and no loop, so that tests/test-zero.c can
+ * check it:
  *
  *  - The longest zero command (zero_max_for): the destination's maximum
  *    block size, if it says one.  Until the NBD protocol's "Block size
