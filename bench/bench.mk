@@ -80,6 +80,7 @@ EXTRA_DIST += \
 	bench/results/compare-2026-12-03-164334-vm.md \
 	bench/results/compare-2026-12-03-173153-vm.md \
 	bench/results/compare-2026-12-03-210554-vm.md \
+	bench/results/compare-2026-12-03-213305-vm.md \
 	bench/results/2026-12-03-calibrate-vm.txt \
 	bench/interleave.sh \
 	bench/run.sh \
