@@ -92,7 +92,9 @@ struct copy_options {
 struct copy {
   struct pass pass;             /* first: the ops cast back */
   struct server *src;           /* what is read */
-  struct server *dst;           /* what is written; NULL: nothing is */
+  struct server *dst;           /* what is written; NULL: nothing is
+                                   (null:, or the --verify pass) */
+  bool verifying;               /* the --verify pass */
   struct extent_map read_map;   /* of what is read */
   struct extent_map dst_map;    /* the destination's, during the copy */
   struct copy_planner planner;  /* tools/lib/plan.h */
@@ -397,10 +399,13 @@ interrupted (const struct pass *p)
   const struct copy *c = (const struct copy *) p;
   const struct engine *e = p->e;
 
-  if (c->dst == NULL)
+  if (c->verifying)
     message ("interrupted by %s while verifying, after %" PRIu64 " bytes; "
              "the copy itself is complete", stop_signal_name (&e->stop),
              p->bytes_done);
+  else if (c->dst == NULL)
+    message ("interrupted by %s after reading %" PRIu64 " bytes into null:",
+             stop_signal_name (&e->stop), p->bytes_done);
   else
     message ("interrupted by %s after %" PRIu64 " bytes; the destination "
              "is complete below offset %" PRIu64, stop_signal_name (&e->stop),
@@ -421,14 +426,20 @@ static const struct pass_ops copy_ops = {
  * bad input never leaves a half-written destination, after the request
  * size (engine_set_depth): the destination is at least as large as the
  * source, and both servers take the last, short request that ends at
- * the source's size.  Returns the source's size.
+ * the source's size.  Returns the source's size.  null: (dst NULL)
+ * takes anything.
  */
 static uint64_t
 check_copy (struct nbd_handle *src, struct nbd_handle *dst)
 {
   uint64_t size = export_size (src, "source");
-  uint64_t dst_size = export_size (dst, "destination");
+  uint64_t dst_size;
 
+  if (dst == NULL) {
+    check_image_end (src, "source", size);
+    return size;
+  }
+  dst_size = export_size (dst, "destination");
   if (dst_size < size)
     die ("destination is smaller than the source (%" PRIu64 " < %" PRIu64
          " bytes)", dst_size, size);
@@ -437,10 +448,10 @@ check_copy (struct nbd_handle *src, struct nbd_handle *dst)
   return size;
 }
 
-/* Connect both ends.  A destination file that does not exist yet is
- * made once the source's size is known: raw and all holes, as nbdcopy
- * makes it.  It is removed again if a check fails before the copy
- * starts.
+/* Connect both ends, or only the source for null:.  A destination file
+ * that does not exist yet is made once the source's size is known: raw
+ * and all holes, as nbdcopy makes it.  It is removed again if a check
+ * fails before the copy starts.
  */
 static void
 connect_both (struct engine *e, struct copy *c, const struct copy_options *co,
@@ -448,6 +459,8 @@ connect_both (struct engine *e, struct copy *c, const struct copy_options *co,
 {
   image_prepare (&images[0], "source", false, co->o.cache);
   c->src = engine_connect (e, "source", &images[0], &co->src, false);
+  if (image_is_null (&images[1]))
+    return;
   if (image_missing (&images[1]))
     image_create (&images[1], "destination",
                   export_size (c->src->v[0]->glue.nbd, "source"));
@@ -483,8 +496,11 @@ open_maps (struct copy *c, const struct copy_options *co)
   map_open (&c->read_map, c->src->v[0]->glue.nbd, "source");
   pl->read_map = &c->read_map;
   pl->dst_map = &c->dst_map;
-  pl->dst_is_zero = co->destination_is_zero;
-  if (!co->allocated && !co->destination_is_zero) {
+  /* null: needs nothing for zeroes: skip them, as on a destination
+   * that reads as zeroes.
+   */
+  pl->dst_is_zero = co->destination_is_zero || c->dst == NULL;
+  if (!co->allocated && !pl->dst_is_zero) {
     map_open (&c->dst_map, c->dst->v[0]->glue.nbd, "destination");
     pl->dst_has_map = c->dst_map.supported;
   }
@@ -516,12 +532,13 @@ static void
 setup_copy (struct engine *e, struct copy *c, const struct copy_options *co,
             struct image images[2])
 {
-  struct nbd_handle *src, *dst;
+  struct nbd_handle *src, *dst = NULL;
 
   connect_both (e, c, co, images);
   src = c->src->v[0]->glue.nbd;
-  dst = c->dst->v[0]->glue.nbd;
-  if (nbd_is_read_only (dst) == 1)
+  if (c->dst != NULL)
+    dst = c->dst->v[0]->glue.nbd;
+  if (dst != NULL && nbd_is_read_only (dst) == 1)
     die ("destination: the server is read-only");
   engine_set_depth (e, co->o.requests, co->o.request_size,
                     co->o.request_size_given, co->max_requests, co->max_size,
@@ -531,11 +548,16 @@ setup_copy (struct engine *e, struct copy *c, const struct copy_options *co,
    * With --checksum, pieces start and end on hash blocks too, so that
    * each slot holds whole blocks, either data or zeroes.
    */
-  c->planner.block = MAX (min_block_size (src), min_block_size (dst));
+  c->planner.block = min_block_size (src);
+  if (dst != NULL)
+    c->planner.block = MAX (c->planner.block, min_block_size (dst));
   if (co->checksum)
     c->planner.block = MAX (c->planner.block, co->block_size);
   c->planner.size = c->pass.size;
-  set_zeroes (c, co);
+  if (dst != NULL)
+    set_zeroes (c, co);
+  else
+    c->zero_max = zero_max_for (0, c->planner.block);
   c->pieces = calloc (e->ring->nr_slots, sizeof *c->pieces);
   if (c->pieces == NULL)
     die ("calloc: %s", strerror (errno));
@@ -572,6 +594,7 @@ verify_copy (struct engine *e, const struct copy *copy,
   struct copy v = {
     .pass = { .ops = &copy_ops, .size = copy->pass.size, .hash = dst_hash },
     .src = copy->dst,
+    .verifying = true,
     .planner = {
       .dst_is_zero = true, .dst_can_zero = copy->planner.dst_can_zero,
       .size = copy->pass.size, .block = copy->planner.block,
@@ -617,9 +640,11 @@ static int
 copy_image (const struct copy_options *co, struct image images[2])
 {
   struct engine e;
+  /* null: has nothing to flush. */
   struct copy c = {
     .pass = { .ops = &copy_ops },
-    .sparse = co->sparse, .want_flush = co->flush,
+    .sparse = co->sparse,
+    .want_flush = co->flush && !image_is_null (&images[1]),
   };
   struct ordered_hash src_hash, dst_hash;
   char hex[BLKHASH_HEX_SIZE], dst_hex[BLKHASH_HEX_SIZE];
@@ -682,7 +707,8 @@ usage (void)
 "(--no-extents --no-sparse: every byte read and written).\n"
 IMAGES_HELP
 "A DESTINATION file that does not exist is created, raw, as large as\n"
-"the source.\n"
+"the source.  DESTINATION null: drops everything, as nbdcopy's: to\n"
+"measure reading, or with --checksum to hash the source.\n"
 "\n"
 "Options:\n"
 "  --requests=N        requests in flight (1-%d); without it, start\n"
@@ -859,6 +885,8 @@ main (int argc, char *argv[])
     exit (EXIT_FAILURE);
   }
   check_options (&co);
+  if (co.verify && image_is_null (&images[1]))
+    die ("--verify: null: keeps nothing to read back");
   status = copy_image (&co, images);
   image_free (&images[0]);
   image_free (&images[1]);

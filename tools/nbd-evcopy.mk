@@ -37,6 +37,7 @@ TESTS_SH += \
 	tests/copy-flush-error.sh \
 	tests/copy-help.sh \
 	tests/copy-unaligned-size.sh \
+	tests/copy-null.sh \
 	$(NULL)
 
 TESTS_SH += \

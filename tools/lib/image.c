@@ -129,6 +129,12 @@ image_parse (struct image *img, int argc, char *const argv[], int *i)
   memset (img, 0, sizeof *img);
   if (strcmp (argv[first], "[") != 0) {
     img->name = xstrdup (argv[first]);
+    /* A file of that name is ./null:, as for nbdcopy. */
+    if (strcmp (argv[first], "null:") == 0) {
+      img->kind = IMAGE_NULL;
+      *i = first + 1;
+      return;
+    }
     if (is_uri (argv[first])) {
       img->kind = IMAGE_URI;
       img->uri = argv[first];
@@ -361,6 +367,10 @@ image_prepare (struct image *img, const char *role, bool writing,
   case IMAGE_COMMAND:
     if (!installed (img->argv[0]))
       die ("%s: %s: command not found", who, img->argv[0]);
+    return;
+  case IMAGE_NULL:
+    if (!writing)
+      die ("%s can only be a destination", who);
     return;
   case IMAGE_FILE:
     if (stat (img->path, &st) == -1)

@@ -57,6 +57,8 @@ enum image_kind {
   IMAGE_URI,                    /* an NBD URI */
   IMAGE_COMMAND,                /* [ CMD ARGS ... ] */
   IMAGE_FILE,                   /* a local file or block device */
+  IMAGE_NULL,                   /* null:, a destination that drops
+                                   everything, as nbdcopy's */
 };
 
 /* How the suite serves a local file: the page cache is used unless
@@ -104,6 +106,13 @@ bool image_missing (const struct image *img);
  * the role ("destination") and the path, if it cannot.
  */
 void image_create (struct image *img, const char *role, uint64_t size);
+
+/* True for null:, which has no server to connect to. */
+static inline bool
+image_is_null (const struct image *img)
+{
+  return img->kind == IMAGE_NULL;
+}
 
 /* Before connecting to a local file: check that it is a regular file or
  * a block device, recognise its format, and build the captive server's
