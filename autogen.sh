@@ -9,7 +9,7 @@
 set -e
 
 # Build: compiler, autotools, pkg-config and the libraries.
-build_pkgs="build-essential autoconf automake pkg-config libnbd-dev libev-dev libssl-dev"
+build_pkgs="build-essential autoconf automake pkg-config libnbd-dev libev-dev libssl-dev liburing-dev"
 # Tests, demo and benchmarks: real servers, the tools compared with,
 # psktool (gnutls-bin) for the TLS test, script (bsdutils) for the
 # terminal test, valgrind for the error-path test, and time (GNU

@@ -91,8 +91,8 @@ struct copy_options {
  */
 struct copy {
   struct pass pass;             /* first: the ops cast back */
-  struct server *src;           /* what is read */
-  struct server *dst;           /* what is written; NULL: nothing is
+  struct endpoint *src;         /* what is read */
+  struct endpoint *dst;         /* what is written; NULL: nothing is
                                    (null:, or the --verify pass) */
   bool verifying;               /* the --verify pass */
   struct extent_map read_map;   /* of what is read */
@@ -102,7 +102,7 @@ struct copy {
   bool want_flush;              /* --flush, once every write is done */
   struct flush flush;
   uint64_t zero_max;            /* the longest zero command to send */
-  uint32_t zero_flags;          /* 0 (may punch holes) or NO_HOLE */
+  bool no_hole;                 /* zeroes stay allocated (--allocated) */
   struct zero_piece *pieces;    /* per slot: the zero piece in flight */
   /* Counts for the summary under -v. */
   uint64_t nr_reads, nr_writes, nr_zeroes, bytes_skipped;
@@ -122,12 +122,11 @@ start_write (struct copy *c, struct slot *slot)
 
   slot->kind = STEP_WRITE;
   slot->state = SLOT_BUSY;
-  slot->conn = server_pick (c->dst);
   slot_debug (slot, "write");
   c->nr_writes++;
-  if (nbd_aio_pwrite (((struct conn *) slot->conn)->glue.nbd, slot->buf,
-                      slot->length, slot->offset, cb, 0) == -1)
-    ring_complete (slot, conn_issue_errno (slot->conn));
+  if (endpoint_write (c->dst, slot, slot->buf, slot->length, slot->offset,
+                      cb) == -1)
+    ring_complete (slot, endpoint_issue_errno (c->dst, slot));
 }
 
 /* The most one zero piece covers: a zero command of at most zero_max
@@ -147,22 +146,19 @@ send_zero_piece (struct copy *c, struct slot *slot)
   nbd_completion_callback cb = { .callback = ring_command_done,
                                  .user_data = slot };
   const struct zero_piece *p = &c->pieces[slot->index];
-  struct nbd_handle *nbd;
   int r;
 
   slot->state = SLOT_BUSY;
-  slot->conn = server_pick (c->dst);
-  nbd = ((struct conn *) slot->conn)->glue.nbd;
   if (c->planner.dst_can_zero) {
     slot->kind = STEP_ZERO;
     c->nr_zeroes++;
-    r = nbd_aio_zero (nbd, p->length, p->at, cb, c->zero_flags);
+    r = endpoint_zero (c->dst, slot, p->length, p->at, c->no_hole, cb);
   }
   else {
     slot->kind = STEP_WRITE_ZEROES;
     memset (slot->buf, 0, p->length);
     c->nr_writes++;
-    r = nbd_aio_pwrite (nbd, slot->buf, p->length, p->at, cb, 0);
+    r = endpoint_write (c->dst, slot, slot->buf, p->length, p->at, cb);
   }
   if (p->at != slot->offset || p->length != slot->length)
     debug ("slot %u: %s piece offset %" PRIu64 " length %" PRIu64,
@@ -170,7 +166,7 @@ send_zero_piece (struct copy *c, struct slot *slot)
   else
     slot_debug (slot, step_names[slot->kind]);
   if (r == -1)
-    ring_complete (slot, conn_issue_errno (slot->conn));
+    ring_complete (slot, endpoint_issue_errno (c->dst, slot));
 }
 
 /* Zero the slot's range, one piece at a time. */
@@ -292,7 +288,8 @@ step_done (struct pass *p, struct slot *slot)
 static bool
 want_more (struct copy *c, uint64_t offset, uint64_t length)
 {
-  map_pump (&c->pass.e->stop, &c->read_map, offset, length + 1);
+  endpoint_map_pump (c->src, &c->read_map, &c->pass.e->stop, offset,
+                     length + 1);
   return !c->read_map.in_flight && !engine_stopping (&c->pass);
 }
 
@@ -310,9 +307,11 @@ next_work (struct copy *c, uint64_t *length, bool *onto_zeroes)
   enum work work;
 
   do {
-    map_pump (&e->stop, &c->read_map, p->next_offset, ahead);
+    endpoint_map_pump (c->src, &c->read_map, &e->stop, p->next_offset,
+                       ahead);
     if (c->planner.dst_has_map)
-      map_pump (&e->stop, &c->dst_map, p->next_offset, ahead);
+      endpoint_map_pump (c->dst, &c->dst_map, &e->stop, p->next_offset,
+                         ahead);
     work = plan_copy (&c->planner, p->next_offset, e->depth.request_size,
                       c->zero_max, length, onto_zeroes);
   } while (work == WORK_MORE && want_more (c, p->next_offset, *length));
@@ -370,9 +369,7 @@ finished (struct pass *p)
 {
   struct copy *c = (struct copy *) p;
 
-  return !c->want_flush ||
-    flush_advance (&c->flush, c->dst->v[0]->glue.nbd, "destination",
-                   &p->e->stop);
+  return !c->want_flush || endpoint_flush (c->dst, &c->flush, &p->e->stop);
 }
 
 /* Stopping, with nothing in flight.  After a signal, --flush still
@@ -387,9 +384,8 @@ stopped (struct pass *p)
   struct engine *e = p->e;
 
   return e->stop.signum == 0 || !c->want_flush ||
-    !conn_ready (c->dst->v[0]) || ring_first_failed (e->ring) != NULL ||
-    flush_advance (&c->flush, c->dst->v[0]->glue.nbd, "destination",
-                   &e->stop);
+    !endpoint_ready (c->dst) || ring_first_failed (e->ring) != NULL ||
+    endpoint_flush (c->dst, &c->flush, &e->stop);
 }
 
 /* After a signal: what was done, and where to resume from. */
@@ -430,21 +426,21 @@ static const struct pass_ops copy_ops = {
  * takes anything.
  */
 static uint64_t
-check_copy (struct nbd_handle *src, struct nbd_handle *dst)
+check_copy (const struct endpoint *src, const struct endpoint *dst)
 {
-  uint64_t size = export_size (src, "source");
+  uint64_t size = endpoint_size (src);
   uint64_t dst_size;
 
   if (dst == NULL) {
-    check_image_end (src, "source", size);
+    endpoint_check_end (src, size);
     return size;
   }
-  dst_size = export_size (dst, "destination");
+  dst_size = endpoint_size (dst);
   if (dst_size < size)
     die ("destination is smaller than the source (%" PRIu64 " < %" PRIu64
          " bytes)", dst_size, size);
-  check_image_end (src, "source", size);
-  check_image_end (dst, "destination", size);
+  endpoint_check_end (src, size);
+  endpoint_check_end (dst, size);
   return size;
 }
 
@@ -458,30 +454,29 @@ connect_both (struct engine *e, struct copy *c, const struct copy_options *co,
               struct image images[2])
 {
   image_prepare (&images[0], "source", false, co->o.cache);
-  c->src = engine_connect (e, "source", &images[0], &co->src, false);
+  c->src = engine_open (e, "source", &images[0], &co->src, false);
   if (image_is_null (&images[1]))
     return;
   if (image_missing (&images[1]))
-    image_create (&images[1], "destination",
-                  export_size (c->src->v[0]->glue.nbd, "source"));
+    image_create (&images[1], "destination", endpoint_size (c->src));
   image_prepare (&images[1], "destination", true, co->o.cache);
-  c->dst = engine_connect (e, "destination", &images[1], &co->dst, true);
+  c->dst = engine_open (e, "destination", &images[1], &co->dst, true);
 }
 
 /* How the copy zeroes (tools/lib/zero.h), from what the destination says. */
 static void
 set_zeroes (struct copy *c, const struct copy_options *co)
 {
-  struct nbd_handle *dst = c->dst->v[0]->glue.nbd;
+  uint64_t max = endpoint_max_block (c->dst);
 
-  c->planner.dst_can_zero = nbd_can_zero (dst) == 1;
+  c->planner.dst_can_zero = endpoint_can_zero (c->dst);
   if (!c->planner.dst_can_zero)
     debug ("destination cannot zero: writing buffers of zeroes instead");
-  c->zero_max = zero_max_for (max_block_size (dst), c->planner.block);
-  if (max_block_size (dst) > 0)
+  c->zero_max = zero_max_for (max, c->planner.block);
+  if (max > 0)
     debug ("destination: zero commands of at most %" PRIu64 " bytes, its "
            "maximum block size", c->zero_max);
-  c->zero_flags = co->allocated ? LIBNBD_CMD_FLAG_NO_HOLE : 0;
+  c->no_hole = co->allocated;
 }
 
 /* Block status goes to one connection of each server: each map is one
@@ -493,7 +488,7 @@ open_maps (struct copy *c, const struct copy_options *co)
 {
   struct copy_planner *pl = &c->planner;
 
-  map_open (&c->read_map, c->src->v[0]->glue.nbd, "source");
+  endpoint_map_open (c->src, &c->read_map);
   pl->read_map = &c->read_map;
   pl->dst_map = &c->dst_map;
   /* null: needs nothing for zeroes: skip them, as on a destination
@@ -501,7 +496,7 @@ open_maps (struct copy *c, const struct copy_options *co)
    */
   pl->dst_is_zero = co->destination_is_zero || c->dst == NULL;
   if (!co->allocated && !pl->dst_is_zero) {
-    map_open (&c->dst_map, c->dst->v[0]->glue.nbd, "destination");
+    endpoint_map_open (c->dst, &c->dst_map);
     pl->dst_has_map = c->dst_map.supported;
   }
 }
@@ -532,29 +527,24 @@ static void
 setup_copy (struct engine *e, struct copy *c, const struct copy_options *co,
             struct image images[2])
 {
-  struct nbd_handle *src, *dst = NULL;
-
   connect_both (e, c, co, images);
-  src = c->src->v[0]->glue.nbd;
-  if (c->dst != NULL)
-    dst = c->dst->v[0]->glue.nbd;
-  if (dst != NULL && nbd_is_read_only (dst) == 1)
+  if (c->dst != NULL && endpoint_read_only (c->dst))
     die ("destination: the server is read-only");
   engine_set_depth (e, co->o.requests, co->o.request_size,
                     co->o.request_size_given, co->max_requests, co->max_size,
                     co->checksum ? co->block_size : 1);
-  c->pass.size = check_copy (src, dst);
+  c->pass.size = check_copy (c->src, c->dst);
   /* Both are powers of two, so the larger is a multiple of the other.
    * With --checksum, pieces start and end on hash blocks too, so that
    * each slot holds whole blocks, either data or zeroes.
    */
-  c->planner.block = min_block_size (src);
-  if (dst != NULL)
-    c->planner.block = MAX (c->planner.block, min_block_size (dst));
+  c->planner.block = endpoint_min_block (c->src);
+  if (c->dst != NULL)
+    c->planner.block = MAX (c->planner.block, endpoint_min_block (c->dst));
   if (co->checksum)
     c->planner.block = MAX (c->planner.block, co->block_size);
   c->planner.size = c->pass.size;
-  if (dst != NULL)
+  if (c->dst != NULL)
     set_zeroes (c, co);
   else
     c->zero_max = zero_max_for (0, c->planner.block);
@@ -604,7 +594,7 @@ verify_copy (struct engine *e, const struct copy *copy,
     .pieces = copy->pieces,
   };
 
-  map_open (&v.read_map, v.src->v[0]->glue.nbd, "destination");
+  endpoint_map_open (v.src, &v.read_map);
   v.planner.read_map = &v.read_map;
   start_hash (dst_hash, e, co);
   debug ("verifying the destination's first %" PRIu64 " bytes",

@@ -38,6 +38,7 @@ TESTS_SH += \
 	tests/copy-help.sh \
 	tests/copy-unaligned-size.sh \
 	tests/copy-null.sh \
+	tests/file-endpoint.sh \
 	$(NULL)
 
 TESTS_SH += \

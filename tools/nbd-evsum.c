@@ -104,7 +104,7 @@ struct sum_options {
 /* One image's hash: the pass the engine runs (tools/lib/engine.h). */
 struct sum {
   struct pass pass;             /* first: the ops cast back */
-  struct server *src;
+  struct endpoint *src;
   struct extent_map map;
   uint64_t block_size;
 };
@@ -134,7 +134,7 @@ fill (struct pass *p)
     /* Block status asks for a window of up to 4 GiB at a time, with one
      * command in flight; until the map reaches next_offset, wait for it.
      */
-    map_pump (&e->stop, &s->map, p->next_offset, ahead);
+    endpoint_map_pump (s->src, &s->map, &e->stop, p->next_offset, ahead);
     switch (plan_sum (&s->map, p->next_offset, p->size, d->request_size,
                       s->block_size, MAX_ZERO_RUN, &length)) {
     case WORK_SKIP:
@@ -156,7 +156,7 @@ fill (struct pass *p)
   /* Also when the ring is full: the next window arrives while the reads
    * are in flight.
    */
-  map_pump (&e->stop, &s->map, p->next_offset, ahead);
+  endpoint_map_pump (s->src, &s->map, &e->stop, p->next_offset, ahead);
 }
 
 /* A read is done, and every slot before it has moved on (the pass is
@@ -200,19 +200,17 @@ open_image (struct engine *e, struct sum *s, const struct sum_options *so,
     .pread_initialize = false, .want_extents = true,
     .socket_buffer = so->o.socket_buffer,
   };
-  struct nbd_handle *nbd;
   char adapt[64];
 
   image_prepare (img, NULL, false, so->o.cache);
   engine_init (e, &so->o);
-  s->src = engine_connect (e, img->name, img, &opts, false);
-  nbd = s->src->v[0]->glue.nbd;
+  s->src = engine_open (e, img->name, img, &opts, false);
   engine_set_depth (e, so->o.requests, so->o.request_size,
                     so->o.request_size_given, so->max_requests,
                     so->max_size, so->block_size);
-  s->pass.size = export_size (nbd, img->name);
-  check_image_end (nbd, img->name, s->pass.size);
-  map_open (&s->map, nbd, img->name);
+  s->pass.size = endpoint_size (s->src);
+  endpoint_check_end (s->src, s->pass.size);
+  endpoint_map_open (s->src, &s->map);
   debug ("hashing %" PRIu64 " bytes with %s, %" PRIu64 "-byte blocks, "
          "%u requests of %" PRIu64 " bytes (%s)", s->pass.size, so->digest,
          so->block_size, e->depth.requests, e->depth.request_size,

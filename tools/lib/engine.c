@@ -52,19 +52,19 @@ engine_init (struct engine *e, const struct shared_options *o)
   e->timeout = o->timeout;
   e->connections = o->connections;
   e->progress_mode = o->progress_mode;
+  e->cache = o->cache;
   stop_init (&e->stop, e->loop, o->timeout > 0 ? 0 : STOP_GRACE);
 }
 
-struct server *
-engine_connect (struct engine *e, const char *name, const struct image *img,
-                const struct handle_options *opts, bool writing)
+struct endpoint *
+engine_open (struct engine *e, const char *name, struct image *img,
+             const struct handle_options *opts, bool writing)
 {
-  struct server *s = &e->servers[e->nr_servers];
+  struct endpoint *ep = &e->endpoints[e->nr_endpoints++];
 
-  e->server_names[e->nr_servers++] = name;
-  server_connect (s, e->loop, name, img, opts, e->timeout, e->connections,
-                  writing);
-  return s;
+  endpoint_open (ep, e->loop, name, img, opts, e->timeout, e->connections,
+                 writing, e->cache);
+  return ep;
 }
 
 /* The ring and what goes beside it, for the most the depth may reach. */
@@ -91,21 +91,29 @@ engine_set_depth (struct engine *e, unsigned requests, uint64_t request_size,
                   bool size_given, unsigned max_requests, uint64_t max_size,
                   uint64_t unit)
 {
+  struct nbd_handle *nbd;
   unsigned i;
 
   /* A server whose maximum block size is below the default gets
    * smaller requests; one asked for explicitly is checked as given.
+   * Requests grow by doubling, within every server's maximum.  A local
+   * file takes any.
    */
-  for (i = 0; i < e->nr_servers && !size_given; i++)
-    request_size = fit_request_size (e->servers[i].v[0]->glue.nbd,
-                                     e->server_names[i], request_size, unit);
-  for (i = 0; i < e->nr_servers; i++)
-    check_request_size (e->servers[i].v[0]->glue.nbd, e->server_names[i],
-                        request_size);
-  /* Requests grow by doubling, within every server's maximum. */
-  for (i = 0; i < e->nr_servers; i++)
-    max_size = fit_max_size (e->servers[i].v[0]->glue.nbd, max_size,
-                             request_size);
+  for (i = 0; i < e->nr_endpoints; i++) {
+    if (e->endpoints[i].kind != ENDPOINT_NBD)
+      continue;
+    nbd = e->endpoints[i].server.v[0]->glue.nbd;
+    if (!size_given)
+      request_size = fit_request_size (nbd, e->endpoints[i].name,
+                                       request_size, unit);
+  }
+  for (i = 0; i < e->nr_endpoints; i++) {
+    if (e->endpoints[i].kind != ENDPOINT_NBD)
+      continue;
+    nbd = e->endpoints[i].server.v[0]->glue.nbd;
+    check_request_size (nbd, e->endpoints[i].name, request_size);
+    max_size = fit_max_size (nbd, max_size, request_size);
+  }
   depth_init (&e->depth, requests, request_size, max_requests, max_size);
   alloc_ring (e);
 }
@@ -188,19 +196,18 @@ read_done (void *user_data, int *error)
 }
 
 void
-engine_read (struct pass *p, struct slot *slot, struct server *s)
+engine_read (struct pass *p, struct slot *slot, struct endpoint *ep)
 {
   struct engine *e = p->e;
   nbd_completion_callback cb = { .callback = read_done,
                                  .user_data = &e->slots[slot->index] };
 
   slot->kind = STEP_READ;
-  slot->conn = server_pick (s);
   slot_debug (slot, "read");
-  /* A read libnbd refuses to issue never calls read_done. */
-  if (nbd_aio_pread (((struct conn *) slot->conn)->glue.nbd, slot->buf,
-                     slot->length, slot->offset, cb, 0) == -1)
-    ring_complete (slot, conn_issue_errno (slot->conn));
+  /* A read that cannot even start never calls read_done. */
+  if (endpoint_read (ep, slot, slot->buf, slot->length, slot->offset,
+                     cb) == -1)
+    ring_complete (slot, endpoint_issue_errno (ep, slot));
   else
     e->reads++;
 }
@@ -288,7 +295,7 @@ retire (struct engine *e, struct pass *p)
 static void
 report_failure (struct engine *e, struct pass *p, const struct slot *slot)
 {
-  const struct conn *c = slot->conn;
+  const struct endpoint *ep = e->endpoints;
   uint64_t offset = slot->offset, length = slot->length;
 
   slot_debug (slot, "failed");
@@ -300,9 +307,13 @@ report_failure (struct engine *e, struct pass *p, const struct slot *slot)
   }
   if (p->ops->failed_range)
     p->ops->failed_range (p, slot, &offset, &length);
+  while (ep + 1 < e->endpoints + e->nr_endpoints &&
+         !endpoint_owns (ep, slot->conn))
+    ep++;
   stop_fail (&e->stop, "%s: %s failed at offset %" PRIu64 " length %"
-             PRIu64 ": %s", c->name, step_names[slot->kind], offset, length,
-             conn_strerror (c, slot->error));
+             PRIu64 ": %s", endpoint_conn_name (ep, slot->conn),
+             step_names[slot->kind], offset, length,
+             endpoint_strerror (ep, slot->conn, slot->error));
 }
 
 /* The failed slot with the lowest offset, once the pass has taken back
@@ -380,12 +391,12 @@ act_on_finished (struct engine *e, struct pass *p)
 }
 
 static bool
-servers_busy (const struct engine *e)
+endpoints_busy (const struct engine *e)
 {
   unsigned i;
 
-  for (i = 0; i < e->nr_servers; i++)
-    if (server_busy (&e->servers[i]))
+  for (i = 0; i < e->nr_endpoints; i++)
+    if (endpoint_busy (&e->endpoints[i]))
       return true;
   return false;
 }
@@ -402,7 +413,7 @@ pass_over (struct engine *e, struct pass *p)
       (p->ops->finished == NULL || p->ops->finished (p)) &&
       !stop_requested (&e->stop))
     return true;
-  return stop_requested (&e->stop) && !servers_busy (e) &&
+  return stop_requested (&e->stop) && !endpoints_busy (e) &&
     (p->ops->stopped == NULL || p->ops->stopped (p));
 }
 
@@ -418,8 +429,8 @@ prepare_cb (struct ev_loop *loop, ev_prepare *w, int revents)
   struct pass *p = e->pass;
   unsigned i;
 
-  for (i = 0; i < e->nr_servers; i++)
-    server_check (&e->servers[i], &e->stop);
+  for (i = 0; i < e->nr_endpoints; i++)
+    endpoint_check (&e->endpoints[i], &e->stop);
   check_failures (e, p);
   act_on_finished (e, p);
   /* The depth follows the estimates (tools/lib/depth.h): once an epoch, and
@@ -437,8 +448,8 @@ prepare_cb (struct ev_loop *loop, ev_prepare *w, int revents)
   check_failures (e, p);
   if (pass_over (e, p))
     ev_break (loop, EVBREAK_ALL);
-  for (i = 0; i < e->nr_servers; i++)
-    server_update (&e->servers[i]);
+  for (i = 0; i < e->nr_endpoints; i++)
+    endpoint_update (&e->endpoints[i]);
 }
 
 /* After a signal or a failure, once nothing is in flight: say how far
@@ -463,8 +474,9 @@ engine_run (struct engine *e, struct pass *p)
   e->pass = p;
   p->e = e;
   p->acted = e->ring->next_seq;
-  for (i = 0; i < e->nr_servers; i++)
-    server_set_describe (&e->servers[i], describe_oldest, e);
+  for (i = 0; i < e->nr_endpoints; i++)
+    if (e->endpoints[i].kind == ENDPOINT_NBD)
+      server_set_describe (&e->endpoints[i].server, describe_oldest, e);
   ev_prepare_init (&e->prepare, prepare_cb);
   ev_prepare_start (e->loop, &e->prepare);
   progress_init (&e->progress, e->progress_mode, p->size);
@@ -482,13 +494,13 @@ engine_run (struct engine *e, struct pass *p)
 void
 engine_close (struct engine *e)
 {
-  struct server *sets[ENGINE_MAX_SERVERS];
+  struct endpoint *eps[ENGINE_MAX_ENDPOINTS];
   unsigned i;
 
-  for (i = 0; i < e->nr_servers; i++)
-    sets[i] = &e->servers[i];
-  server_close (sets, e->nr_servers, &e->stop);
-  e->nr_servers = 0;
+  for (i = 0; i < e->nr_endpoints; i++)
+    eps[i] = &e->endpoints[i];
+  endpoint_close (eps, e->nr_endpoints, &e->stop);
+  e->nr_endpoints = 0;
 }
 
 void

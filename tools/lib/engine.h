@@ -3,7 +3,7 @@
  * nbd-evcopy and nbd-evsum run one loop: a ring of slots (common/ring.h),
  * each a piece of the image on its way through a few steps, in one libev
  * loop with one ev_prepare callback.  The engine owns what they share:
- * the connections to the servers (tools/lib/server.h), the ring and
+ * the endpoints, servers or local files (tools/lib/endpoint.h), the ring and
  * its buffers (tools/lib/buffers.h), the depth (tools/lib/depth.h), the
  * stop and its signals (tools/lib/stop.h), progress, and the prepare
  * callback's frame.
@@ -14,7 +14,7 @@
  *
  * The prepare callback, before the loop blocks each time:
  *
- *  1. Lost connections and timeouts first (server_check); then the
+ *  1. Lost connections and timeouts first (endpoint_check); then the
  *     failed slot with the lowest offset.  A pass may take a failed slot
  *     back (ops->retry: a zero command refused for its length goes again
  *     in smaller pieces).
@@ -35,7 +35,7 @@
  *  5. Once every byte is done (and ops->finished agrees: a flush), or
  *     when stopping once nothing is in flight (and ops->stopped agrees),
  *     the loop breaks.  Last, each connection waits for what its handle
- *     now wants (server_update).
+ *     now wants, and each file submits what was started (endpoint_update).
  *
  * A slot's step is kept in slot->kind (enum step); slot->state (the
  * ring's) says whether the step is running, finished or failed.  What
@@ -63,13 +63,13 @@
 
 #include "buffers.h"
 #include "depth.h"
+#include "endpoint.h"
 #include "handle.h"
 #include "image.h"
 #include "options.h"
 #include "ordered-hash.h"
 #include "progress.h"
 #include "ring.h"
-#include "server.h"
 #include "stop.h"
 
 /* What a slot is doing, in slot->kind. */
@@ -152,8 +152,8 @@ struct engine_slot {
   struct depth_mark taken;
 };
 
-/* A pass reads from one server and may write to another. */
-#define ENGINE_MAX_SERVERS 2
+/* A pass reads from one endpoint and may write to another. */
+#define ENGINE_MAX_ENDPOINTS 2
 
 struct engine {
   ev_prepare prepare;           /* first: prepare_cb casts back */
@@ -162,9 +162,9 @@ struct engine {
   double timeout;               /* --timeout, seconds; 0: none */
   unsigned connections;         /* -C, 0 for the default */
   int progress_mode;
-  unsigned nr_servers;
-  struct server servers[ENGINE_MAX_SERVERS];
-  const char *server_names[ENGINE_MAX_SERVERS];
+  enum image_cache cache;       /* --cache, for local files */
+  unsigned nr_endpoints;
+  struct endpoint endpoints[ENGINE_MAX_ENDPOINTS];
   struct ring *ring;
   struct buffers buffers;       /* the slots' buffers */
   struct engine_slot *slots;    /* by slot index */
@@ -190,13 +190,13 @@ void engine_bounds (const struct shared_options *o, const char *digest,
  */
 void engine_init (struct engine *e, const struct shared_options *o);
 
-/* Connect to an image (server_connect, with -C and --timeout), name
+/* Open an image (endpoint_open, with -C, --timeout and --cache), name
  * labelling messages; writing says whether the pass will write to it.
  */
-struct server *engine_connect (struct engine *e, const char *name,
-                               const struct image *img,
-                               const struct handle_options *opts,
-                               bool writing);
+struct endpoint *engine_open (struct engine *e, const char *name,
+                              struct image *img,
+                              const struct handle_options *opts,
+                              bool writing);
 
 /* The depth (tools/lib/depth.h) within every server's limits: unless
  * size_given, request_size is fitted to each server's maximum block
@@ -227,10 +227,10 @@ engine_stopping (const struct pass *p)
  */
 struct slot *engine_take (struct pass *p, uint64_t length, bool buffer);
 
-/* Start reading the slot's range from s (STEP_READ), on the connection
- * with the least in flight.
+/* Start reading the slot's range from ep (STEP_READ), on the
+ * connection with the least in flight.
  */
-void engine_read (struct pass *p, struct slot *slot, struct server *s);
+void engine_read (struct pass *p, struct slot *slot, struct endpoint *ep);
 
 /* A range that needs no slot at all is done (a skipped hole). */
 void engine_skip (struct pass *p, uint64_t length);
@@ -241,7 +241,7 @@ void engine_skip (struct pass *p, uint64_t length);
  */
 void engine_finish (struct pass *p, struct slot *slot);
 
-/* Disconnect every server cleanly (server_close). */
+/* Disconnect every server cleanly, close every file (endpoint_close). */
 void engine_close (struct engine *e);
 
 /* Free the ring and its buffers, once no hash thread holds a slot. */

@@ -4,6 +4,7 @@
 #include <config.h>
 #endif
 
+#include <errno.h>
 #include <string.h>
 
 #include <libnbd.h>
@@ -20,6 +21,17 @@ flush_done (void *user_data, int *error)
   f->error = *error;
   f->state = FLUSH_DONE;
   return 1;
+}
+
+/* Once the flush is over: true, a failure handed to s. */
+static bool
+flush_over (struct flush *f, const char *name, struct stop *s)
+{
+  if (f->state != FLUSH_DONE)
+    return false;
+  if (f->error)
+    stop_fail (s, "%s: flush failed: %s", name, strerror (f->error));
+  return true;
 }
 
 bool
@@ -46,9 +58,23 @@ flush_advance (struct flush *f, struct nbd_handle *nbd, const char *name,
         f->state = FLUSH_IN_FLIGHT;
     }
   }
-  if (f->state != FLUSH_DONE)
-    return false;
-  if (f->error)
-    stop_fail (s, "%s: flush failed: %s", name, strerror (f->error));
-  return true;
+  return flush_over (f, name, s);
+}
+
+bool
+flush_file_advance (struct flush *f, struct file *file, const char *name,
+                    struct stop *s)
+{
+  nbd_completion_callback cb = { .callback = flush_done, .user_data = f };
+
+  if (f->state == FLUSH_NONE) {
+    debug ("%s: fsync", name);
+    if (file_flush (file, cb) == -1) {
+      stop_fail (s, "%s: flush: %s", name, strerror (errno));
+      f->state = FLUSH_DONE;
+    }
+    else
+      f->state = FLUSH_IN_FLIGHT;
+  }
+  return flush_over (f, name, s);
 }

@@ -14,6 +14,7 @@
 
 #include <libnbd.h>
 
+#include "file.h"
 #include "stop.h"
 
 enum flush_state { FLUSH_NONE, FLUSH_IN_FLIGHT, FLUSH_DONE };
@@ -32,5 +33,11 @@ struct flush {
  */
 bool flush_advance (struct flush *f, struct nbd_handle *nbd,
                     const char *name, struct stop *s);
+
+/* The same for a local file (tools/lib/file.h): fsync, through its
+ * io_uring like its writes.
+ */
+bool flush_file_advance (struct flush *f, struct file *file,
+                         const char *name, struct stop *s);
 
 #endif /* NBD_LIBEV_EXAMPLES_FLUSH_H */

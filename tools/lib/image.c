@@ -288,64 +288,83 @@ add_args (struct image *img, ...)
   va_end (ap);
 }
 
-/* The suite's own server for a local file.
- *
- * raw: nbdkit's file plugin.  It reports holes (SEEK_DATA/SEEK_HOLE)
+/* Messages start "source: disk.raw: ", or just "disk.raw: ". */
+static void
+name_who (const struct image *img, const char *role, char *who, size_t len)
+{
+  if (role != NULL)
+    snprintf (who, len, "%s: %s", role, img->name);
+  else
+    snprintf (who, len, "%s", img->name);
+}
+
+/* The path as a server's command line must give it.  Either server
+ * reads some file names as something else: nbdkit takes a word with
+ * '=' for a parameter (nbdkit(1), "file=x=y.img" is the unambiguous
+ * form), and qemu takes "a:b.qcow2" for protocol "a" unless a '/' comes
+ * before the ':' (qemu-nbd(8), "./a:b.qcow2").
+ */
+static void
+set_server_path (struct image *img, const char *prefix)
+{
+  free (img->server_path);
+  if (asprintf (&img->server_path, "%s%s", prefix, img->path) == -1)
+    die ("asprintf: %s", strerror (errno));
+}
+
+/* qemu-nbd, the only server here that reads qcow2.  It exits when its
+ * last client has gone.  --shared lets the extra connections of
+ * multi-conn in (qemu-nbd takes one client by default), and
+ * --cache=none --aio=native is O_DIRECT with Linux AIO, as the libnbd
+ * list's benchmarks ran it.  A destination gets --discard=unmap, so
+ * that zeroing can free clusters.
+ */
+static void
+serve_qcow2 (struct image *img, const char *who, bool writing,
+             enum image_cache cache)
+{
+  set_server_path (img, img->path[0] == '/' ? "" : "./");
+  if (!installed ("qemu-nbd"))
+    die ("%s: a qcow2 image needs qemu-nbd, which is not installed "
+         "(Debian package qemu-utils)", who);
+  add_args (img, "qemu-nbd", "-f", "qcow2",
+            "--shared=" STRINGIFY (MAX_CONNECTIONS), NULL);
+  if (!writing)
+    add_args (img, "--read-only", NULL);
+  else
+    add_args (img, "--discard=unmap", NULL);
+  if (cache == IMAGE_CACHE_NONE)
+    add_args (img, "--cache=none", "--aio=native", NULL);
+  add_args (img, "--", img->server_path, NULL);
+  debug ("%s: qcow2, served by qemu-nbd", img->name);
+}
+
+/* nbdkit's file plugin, for a raw file the program does not read
+ * itself (tools/lib/endpoint.h).  It reports holes (SEEK_DATA/SEEK_HOLE)
  * for block status, punches them for zero commands, and serves a block
  * device as well as a file.  --exit-with-parent makes it exit with this
  * program, even one that was killed.  cache=none makes it drop the
  * pages it read or wrote from the page cache (posix_fadvise) instead of
  * leaving them there.
- *
- * qcow2: qemu-nbd, the only server here that reads qcow2.  It exits
- * when its last client has gone.  --shared lets the extra connections
- * of multi-conn in (qemu-nbd takes one client by default), and
- * --cache=none --aio=native is O_DIRECT with Linux AIO, as the libnbd
- * list's benchmarks ran it.  A destination gets --discard=unmap, so
- * that zeroing can free clusters.
- *
- * Either server reads some file names as something else: nbdkit takes
- * a word with '=' for a parameter (nbdkit(1), "file=x=y.img" is the
- * unambiguous form), and qemu takes "a:b.qcow2" for protocol "a" unless
- * a '/' comes before the ':' (qemu-nbd(8), "./a:b.qcow2").
  */
-static void
-serve_file (struct image *img, const char *who, bool writing,
-            enum image_cache cache)
+void
+image_serve_raw (struct image *img, const char *role, bool writing,
+                 enum image_cache cache)
 {
-  bool qcow2 = is_qcow2 (img, who);
+  char who[4096];
 
-  if (asprintf (&img->server_path, "%s%s", qcow2 ? (img->path[0] == '/' ?
-                                                     "" : "./") : "file=",
-                img->path) == -1)
-    die ("asprintf: %s", strerror (errno));
-  if (qcow2) {
-    img->format = "qcow2";
-    if (!installed ("qemu-nbd"))
-      die ("%s: a qcow2 image needs qemu-nbd, which is not installed "
-           "(Debian package qemu-utils)", who);
-    add_args (img, "qemu-nbd", "-f", "qcow2",
-              "--shared=" STRINGIFY (MAX_CONNECTIONS), NULL);
-    if (!writing)
-      add_args (img, "--read-only", NULL);
-    else
-      add_args (img, "--discard=unmap", NULL);
-    if (cache == IMAGE_CACHE_NONE)
-      add_args (img, "--cache=none", "--aio=native", NULL);
-    add_args (img, "--", img->server_path, NULL);
-  }
-  else {
-    img->format = "raw";
-    if (!installed ("nbdkit"))
-      die ("%s: a raw image is served by nbdkit, which is not installed "
-           "(Debian package nbdkit)", who);
-    add_args (img, "nbdkit", "--exit-with-parent", NULL);
-    if (!writing)
-      add_args (img, "--readonly", NULL);
-    add_args (img, "file", img->server_path, NULL);
-    if (cache == IMAGE_CACHE_NONE)
-      add_args (img, "cache=none", NULL);
-  }
+  name_who (img, role, who, sizeof who);
+  set_server_path (img, "file=");
+  if (!installed ("nbdkit"))
+    die ("%s: a raw image is served by nbdkit, which is not installed "
+         "(Debian package nbdkit)", who);
+  add_args (img, "nbdkit", "--exit-with-parent", NULL);
+  if (!writing)
+    add_args (img, "--readonly", NULL);
+  add_args (img, "file", img->server_path, NULL);
+  if (cache == IMAGE_CACHE_NONE)
+    add_args (img, "cache=none", NULL);
+  debug ("%s: raw, served by nbdkit", img->name);
 }
 
 void
@@ -355,12 +374,7 @@ image_prepare (struct image *img, const char *role, bool writing,
   char who[4096];
   struct stat st;
 
-  /* Messages start "source: disk.raw: ", or just "disk.raw: ". */
-  if (role != NULL)
-    snprintf (who, sizeof who, "%s: %s", role, img->name);
-  else
-    snprintf (who, sizeof who, "%s", img->name);
-
+  name_who (img, role, who, sizeof who);
   switch (img->kind) {
   case IMAGE_URI:
     return;
@@ -377,8 +391,10 @@ image_prepare (struct image *img, const char *role, bool writing,
       die ("%s: %s", who, strerror (errno));
     if (!S_ISREG (st.st_mode) && !S_ISBLK (st.st_mode))
       die ("%s: not a regular file or a block device", who);
-    serve_file (img, who, writing, cache);
-    debug ("%s: %s, served by %s", img->name, img->format, img->argv[0]);
+    /* raw is read by the program itself, or image_serve_raw. */
+    img->format = is_qcow2 (img, who) ? "qcow2" : "raw";
+    if (strcmp (img->format, "qcow2") == 0)
+      serve_qcow2 (img, who, writing, cache);
     return;
   }
 }

@@ -16,10 +16,11 @@
  *    is closed, stops the server (SIGTERM), waits for it and removes
  *    the socket.  Nothing is left behind, and nobody else can connect.
  *
- *  - A path to a local image, a regular file or a block device, which
- *    gets a captive server of the suite's choosing: a file that starts
- *    with the qcow2 magic "QFI\xfb" is served by qemu-nbd -f qcow2,
- *    anything else as raw by nbdkit's file plugin.  A source is served
+ *  - A path to a local image, a regular file or a block device.  A
+ *    file that starts with the qcow2 magic "QFI\xfb" gets a captive
+ *    qemu-nbd -f qcow2; anything else is raw, which the program reads
+ *    and writes itself (tools/lib/endpoint.h), or, where it cannot,
+ *    serves with nbdkit's file plugin.  A source is opened or served
  *    read-only.  A destination path that does not exist is created, as
  *    nbdcopy does, as a raw file of the source's size, and removed
  *    again if the program fails before its first write.
@@ -77,7 +78,9 @@ struct image {
   const char *path;             /* IMAGE_FILE */
   char **argv;                  /* the captive server's command, NULL
                                    terminated: IMAGE_COMMAND, and
-                                   IMAGE_FILE once prepared */
+                                   IMAGE_FILE once served (qcow2 by
+                                   image_prepare, raw by
+                                   image_serve_raw) */
   const char *format;           /* IMAGE_FILE: "raw" or "qcow2" */
   char *server_path;            /* IMAGE_FILE: the path as its server's
                                    command line gives it */
@@ -115,15 +118,31 @@ image_is_null (const struct image *img)
 }
 
 /* Before connecting to a local file: check that it is a regular file or
- * a block device, recognise its format, and build the captive server's
- * command, read-only unless writing.  Also, for every captive server,
- * check that its program is installed.  Fatal, in one line naming the
- * role ("source", or NULL when the image's name says enough), the image
- * and, for the suite's own servers, the Debian package to install, if
- * not.  Does nothing for a URI.
+ * a block device and recognise its format; for qcow2, build the captive
+ * qemu-nbd's command, read-only unless writing.  Also, for every
+ * captive server, check that its program is installed.  Fatal, in one
+ * line naming the role ("source", or NULL when the image's name says
+ * enough), the image and, for the suite's own servers, the Debian
+ * package to install, if not.  Does nothing for a URI.
  */
 void image_prepare (struct image *img, const char *role, bool writing,
                     enum image_cache cache);
+
+/* True for a prepared local raw file or block device: the program
+ * reads and writes it itself (tools/lib/endpoint.h), or, where it
+ * cannot, image_serve_raw gives it a server.
+ */
+static inline bool
+image_is_local_raw (const struct image *img)
+{
+  return img->kind == IMAGE_FILE && img->argv == NULL;
+}
+
+/* Build the captive nbdkit's command for a local raw file, as
+ * image_prepare does for qcow2 (the same role and rules).
+ */
+void image_serve_raw (struct image *img, const char *role, bool writing,
+                      enum image_cache cache);
 
 /* Start connecting nbd to img (libnbd's aio connect calls: the
  * handshake then runs in the caller's loop).  Returns -1 with libnbd's

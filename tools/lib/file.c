@@ -1,0 +1,403 @@
+/* nbd-libev-examples: a local file in the loop, through io_uring.
+ * See file.h.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <linux/falloc.h>
+#include <linux/fs.h>
+
+#include <libnbd.h>
+
+#include <ev.h>
+
+#include "bounds.h"
+#include "file.h"
+#include "util.h"
+
+#ifdef HAVE_LIBURING
+
+/* The alignment O_DIRECT needs of a regular file: the page size, which
+ * every local file system accepts (a block device says its own).
+ */
+#define DIRECT_ALIGN 4096
+
+/* Open the descriptors and learn the size; 0 or an errno, with why. */
+static int
+open_fds (struct file *f, bool writing, bool direct, char *why, size_t len)
+{
+  int flags = (writing ? O_RDWR : O_RDONLY) | O_CLOEXEC;
+  struct stat st;
+  int sector;
+
+  f->fd = f->buffered_fd = f->event_fd = -1;
+  f->align = 1;
+  f->buffered_fd = open (f->path, flags);
+  if (f->buffered_fd == -1 || fstat (f->buffered_fd, &st) == -1) {
+    snprintf (why, len, "%s: %s", f->path, strerror (errno));
+    return errno;
+  }
+  f->block_device = S_ISBLK (st.st_mode);
+  f->size = st.st_size;
+  if (f->block_device && ioctl (f->buffered_fd, BLKGETSIZE64, &f->size) == -1) {
+    snprintf (why, len, "%s: cannot tell the device's size: %s", f->path,
+              strerror (errno));
+    return errno;
+  }
+  f->fd = f->buffered_fd;
+  if (!direct)
+    return 0;
+  /* A file system that cannot bypass the page cache (tmpfs) refuses
+   * O_DIRECT here, at open.
+   */
+  f->fd = open (f->path, flags | O_DIRECT);
+  if (f->fd == -1) {
+    snprintf (why, len, "%s: cannot open with O_DIRECT (--cache=none): %s",
+              f->path, strerror (errno));
+    return errno;
+  }
+  f->align = DIRECT_ALIGN;
+  if (f->block_device && ioctl (f->fd, BLKSSZGET, &sector) == 0 && sector > 0)
+    f->align = sector;
+  return 0;
+}
+
+static void
+close_fds (struct file *f)
+{
+  if (f->fd != f->buffered_fd && f->fd >= 0)
+    close (f->fd);
+  if (f->buffered_fd >= 0)
+    close (f->buffered_fd);
+  f->fd = f->buffered_fd = -1;
+}
+
+/* Enough for every slot's command, and a flush, at once. */
+#define QUEUE_DEPTH 512
+
+/* One command, from its start to its callback.  A read or write that
+ * moved fewer bytes than asked goes again from done.
+ */
+struct request {
+  struct file *f;
+  enum { REQ_READ, REQ_WRITE, REQ_ZERO, REQ_FLUSH } op;
+  int fd;
+  char *buf;
+  uint64_t offset, length, done;
+  int mode;                     /* REQ_ZERO: fallocate's */
+  nbd_completion_callback cb;
+};
+
+/* An entry on the submission queue, submitting what is queued if it is
+ * full.  NULL only if even that fails.
+ */
+static struct io_uring_sqe *
+get_sqe (struct file *f)
+{
+  struct io_uring_sqe *sqe = io_uring_get_sqe (&f->ring);
+
+  if (sqe == NULL && io_uring_submit (&f->ring) >= 0) {
+    f->queued = 0;
+    sqe = io_uring_get_sqe (&f->ring);
+  }
+  return sqe;
+}
+
+/* Queue the request (again, for what is left of it).  -1 with errno if
+ * the queue takes nothing.
+ */
+static int
+queue (struct request *r)
+{
+  struct io_uring_sqe *sqe = get_sqe (r->f);
+  uint64_t done = r->done;
+
+  if (sqe == NULL) {
+    errno = EAGAIN;
+    return -1;
+  }
+  switch (r->op) {
+  case REQ_READ:
+    io_uring_prep_read (sqe, r->fd, r->buf + done, r->length - done,
+                        r->offset + done);
+    break;
+  case REQ_WRITE:
+    io_uring_prep_write (sqe, r->fd, r->buf + done, r->length - done,
+                         r->offset + done);
+    break;
+  case REQ_ZERO:
+    io_uring_prep_fallocate (sqe, r->fd, r->mode, r->offset, r->length);
+    break;
+  case REQ_FLUSH:
+    io_uring_prep_fsync (sqe, r->fd, 0);
+    break;
+  }
+  io_uring_sqe_set_data (sqe, r);
+  r->f->queued++;
+  return 0;
+}
+
+/* Start a command: -1 with errno if it cannot even be queued, as
+ * libnbd's aio calls return, and then cb is never called.
+ */
+static int
+start (struct file *f, int op, void *buf, uint64_t length, uint64_t offset,
+       int mode, nbd_completion_callback cb)
+{
+  struct request *r = malloc (sizeof *r);
+  bool aligned = offset % f->align == 0 && length % f->align == 0;
+
+  if (r == NULL)
+    return -1;
+  *r = (struct request) {
+    .f = f, .op = op, .fd = aligned ? f->fd : f->buffered_fd, .buf = buf,
+    .offset = offset, .length = length, .mode = mode, .cb = cb,
+  };
+  if (queue (r) == -1) {
+    free (r);
+    return -1;
+  }
+  f->in_flight++;
+  return 0;
+}
+
+/* A completion: 0 once the request is over, with its errno in *error;
+ * 1 if it went again for the rest.
+ */
+static int
+advance (struct request *r, int res, int *error)
+{
+  *error = res < 0 ? -res : 0;
+  if (res < 0 || (r->op != REQ_READ && r->op != REQ_WRITE))
+    return 0;
+  /* A read at the end of the file: the file is shorter than it was. */
+  if (res == 0) {
+    *error = r->op == REQ_READ ? ENODATA : EIO;
+    return 0;
+  }
+  r->done += res;
+  if (r->done == r->length)
+    return 0;
+  if (queue (r) == -1) {
+    *error = errno;
+    return 0;
+  }
+  return 1;
+}
+
+/* The eventfd is readable: completions are waiting.  Clear it first,
+ * so that one posted while reaping wakes the loop again, then reap
+ * every completion and call back.  Callbacks only record results
+ * (common/ring.h): new commands start from the prepare callback.
+ */
+static void
+completions_cb (struct ev_loop *loop, ev_io *w, int revents)
+{
+  struct file *f = (struct file *) w;
+  struct io_uring_cqe *cqe;
+  struct request *r;
+  uint64_t count;
+  int error;
+
+  if (read (f->event_fd, &count, sizeof count) == -1 && errno != EAGAIN)
+    die ("%s: eventfd: %s", f->name, strerror (errno));
+  while (io_uring_peek_cqe (&f->ring, &cqe) == 0) {
+    r = io_uring_cqe_get_data (cqe);
+    io_uring_cqe_seen (&f->ring, cqe);
+    if (advance (r, cqe->res, &error) == 1)
+      continue;
+    f->in_flight--;
+    r->cb.callback (r->cb.user_data, &error);
+    free (r);
+  }
+}
+
+int
+file_open (struct file *f, struct ev_loop *loop, const char *name,
+           const char *path, bool writing, bool direct, bool *uring_failed,
+           char *why, size_t len)
+{
+  int r;
+
+  memset (f, 0, sizeof *f);
+  f->loop = loop;
+  f->name = name;
+  f->path = path;
+  *uring_failed = false;
+  r = open_fds (f, writing, direct, why, len);
+  if (r != 0) {
+    close_fds (f);
+    return r;
+  }
+  r = -io_uring_queue_init (QUEUE_DEPTH, &f->ring, 0);
+  if (r != 0) {
+    *uring_failed = true;
+    snprintf (why, len, "io_uring_queue_init: %s", strerror (r));
+    close_fds (f);
+    return r;
+  }
+  f->event_fd = eventfd (0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (f->event_fd == -1 ||
+      (r = -io_uring_register_eventfd (&f->ring, f->event_fd)) != 0) {
+    r = f->event_fd == -1 ? errno : r;
+    *uring_failed = true;
+    snprintf (why, len, "io_uring eventfd: %s", strerror (r));
+    io_uring_queue_exit (&f->ring);
+    if (f->event_fd >= 0)
+      close (f->event_fd);
+    f->event_fd = -1;
+    close_fds (f);
+    return r;
+  }
+  ev_io_init (&f->watcher, completions_cb, f->event_fd, EV_READ);
+  ev_io_start (loop, &f->watcher);
+  return 0;
+}
+
+int
+file_read (struct file *f, void *buf, uint64_t length, uint64_t offset,
+           nbd_completion_callback cb)
+{
+  return start (f, REQ_READ, buf, length, offset, 0, cb);
+}
+
+int
+file_write (struct file *f, const void *buf, uint64_t length,
+            uint64_t offset, nbd_completion_callback cb)
+{
+  return start (f, REQ_WRITE, (void *) buf, length, offset, 0, cb);
+}
+
+int
+file_zero (struct file *f, uint64_t length, uint64_t offset, bool no_hole,
+           nbd_completion_callback cb)
+{
+  int mode = (no_hole ? FALLOC_FL_ZERO_RANGE : FALLOC_FL_PUNCH_HOLE) |
+    FALLOC_FL_KEEP_SIZE;
+
+  return start (f, REQ_ZERO, NULL, length, offset, mode, cb);
+}
+
+int
+file_flush (struct file *f, nbd_completion_callback cb)
+{
+  return start (f, REQ_FLUSH, NULL, 0, 0, 0, cb);
+}
+
+void
+file_update (struct file *f)
+{
+  if (f->queued > 0 && io_uring_submit (&f->ring) >= 0)
+    f->queued = 0;
+}
+
+void
+file_close (struct file *f)
+{
+  if (f->event_fd >= 0) {
+    ev_io_stop (f->loop, &f->watcher);
+    io_uring_queue_exit (&f->ring);
+    close (f->event_fd);
+    f->event_fd = -1;
+  }
+  close_fds (f);
+}
+
+#else /* !HAVE_LIBURING */
+
+/* Built without liburing: every local file is served some other way
+ * (tools/lib/endpoint.h), and nothing below is ever reached.
+ */
+int
+file_open (struct file *f, struct ev_loop *loop, const char *name,
+           const char *path, bool writing, bool direct, bool *uring_failed,
+           char *why, size_t len)
+{
+  memset (f, 0, sizeof *f);
+  f->fd = f->buffered_fd = f->event_fd = -1;
+  *uring_failed = true;
+  snprintf (why, len, "built without liburing");
+  return ENOTSUP;
+}
+
+int
+file_read (struct file *f, void *buf, uint64_t length, uint64_t offset,
+           nbd_completion_callback cb)
+{
+  errno = ENOTSUP;
+  return -1;
+}
+
+int
+file_write (struct file *f, const void *buf, uint64_t length,
+            uint64_t offset, nbd_completion_callback cb)
+{
+  errno = ENOTSUP;
+  return -1;
+}
+
+int
+file_zero (struct file *f, uint64_t length, uint64_t offset, bool no_hole,
+           nbd_completion_callback cb)
+{
+  errno = ENOTSUP;
+  return -1;
+}
+
+int
+file_flush (struct file *f, nbd_completion_callback cb)
+{
+  errno = ENOTSUP;
+  return -1;
+}
+
+void
+file_update (struct file *f)
+{
+}
+
+void
+file_close (struct file *f)
+{
+}
+
+#endif /* !HAVE_LIBURING */
+
+uint64_t
+file_extent (const struct file *f, uint64_t offset, uint64_t length,
+             bool *hole)
+{
+  off_t data, end;
+
+  *hole = false;
+  if (f->block_device)
+    return length;
+  data = lseek (f->buffered_fd, offset, SEEK_DATA);
+  if (data == -1 && errno == ENXIO) {
+    /* No data from offset to the end of the file. */
+    *hole = true;
+    return length;
+  }
+  if (data == -1)
+    return length;
+  if ((uint64_t) data > offset) {
+    *hole = true;
+    return MIN ((uint64_t) data - offset, length);
+  }
+  end = lseek (f->buffered_fd, offset, SEEK_HOLE);
+  if (end == -1 || (uint64_t) end <= offset)
+    return length;
+  return MIN ((uint64_t) end - offset, length);
+}
