@@ -96,3 +96,19 @@ under_valgrind "minimum block size 4096" \
 [ ! -e "$tmpdir/new.raw" ] || fail "nbd-evcopy left new.raw behind"
 under_valgrind "missing.raw: No such file or directory" \
   nbd-evsum [ nbdkit pattern 1M ] "$tmpdir/missing.raw" [ nbdkit pattern 2M ]
+
+# Local files read and written through io_uring (tools/lib/file.c):
+# a copy and a verified copy that succeed, and a file whose server
+# refuses every write.
+nbdkit -U - sparse-random 8M seed=2 percent=40 runlength=100000 \
+  --run "nbdcopy \"\$uri\" $tmpdir/file.raw" || fail "cannot make file.raw"
+for opts in "" --verify; do
+  rm -f "$tmpdir/copy.raw"
+  "${vg[@]}" nbd-evcopy $opts "$tmpdir/file.raw" "$tmpdir/copy.raw" \
+    >/dev/null || { cat "$tmpdir"/vg.* >&2; fail "nbd-evcopy $opts of a file"; }
+  cmp "$tmpdir/file.raw" "$tmpdir/copy.raw" || fail "$opts: the copy differs"
+done
+"${vg[@]}" nbd-evsum "$tmpdir/file.raw" >/dev/null ||
+  { cat "$tmpdir"/vg.* >&2; fail "nbd-evsum of a file"; }
+servers pattern 16M
+under_valgrind "write failed" nbd-evcopy "$tmpdir/file.raw" "$dst"

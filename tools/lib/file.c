@@ -23,6 +23,12 @@
 
 #include <ev.h>
 
+#ifdef HAVE_VALGRIND_MEMCHECK_H
+#include <valgrind/memcheck.h>
+#else
+#define VALGRIND_MAKE_MEM_DEFINED(addr, len) ((void) 0)
+#endif
+
 #include "bounds.h"
 #include "file.h"
 #include "util.h"
@@ -187,6 +193,11 @@ advance (struct request *r, int res, int *error)
     *error = r->op == REQ_READ ? ENODATA : EIO;
     return 0;
   }
+  /* The kernel wrote the buffer, which valgrind cannot see: say so,
+   * or memcheck would take the data read for uninitialised.
+   */
+  if (r->op == REQ_READ)
+    VALGRIND_MAKE_MEM_DEFINED (r->buf + r->done, res);
   r->done += res;
   if (r->done == r->length)
     return 0;
