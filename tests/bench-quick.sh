@@ -121,10 +121,16 @@ blksum ()
   done
   for c in "nbd-evsum SRC" "nbd-evsum FILE" \
            "nbd-evsum [ qemu-nbd -f raw ]" \
-           "nbd-evcopy FILE NEWFILE" "nbdcopy FILE NEWFILE"; do
+           "nbd-evcopy FILE NEWFILE" "nbdcopy FILE NEWFILE" \
+           "qemu-img convert FILE NEWFILE" "cp --sparse=always FILE NEWFILE" \
+           "nbd-evcopy FILE NEWFILE, through nbdkit"; do
     echo "10a $c"
   done
   blksum 10a FILE
+  for c in "nbd-evcopy FILE DST" "nbdcopy FILE DST" \
+           "qemu-img convert -n FILE DST" "nbd-evcopy FILE DST, through nbdkit"; do
+    echo "10d $c"
+  done
   for c in 10b 10c; do
     echo "$c nbd-evsum SRC"
     echo "$c nbd-evsum FILE"
@@ -207,6 +213,9 @@ cat >"$tmpdir/expected-claims" <<EOF2
 9b \`nbd-evcopy --verify\` / \`copy, then nbd-evsum SRC and DST\` below 0.769
 9c \`nbd-evcopy --checksum\` − \`nbd-evcopy\` below 0.5s
 10a \`nbd-evsum FILE\` / \`nbd-evsum SRC\` below 1.1
+10a \`nbd-evcopy FILE NEWFILE\` / \`nbdcopy FILE NEWFILE\` below 0.833
+10d \`nbd-evcopy FILE DST\` / \`nbdcopy FILE DST\` below 0.833
+10d \`nbd-evcopy FILE DST\` / \`qemu-img convert -n FILE DST\` below 1.0
 10b \`nbd-evsum FILE\` / \`nbd-evsum SRC\` below 1.1
 10c \`nbd-evsum FILE\` / \`nbd-evsum SRC\` below 1.1
 11a \`nbd-evcopy\` / best of \`fixed: nbd-evcopy*\` below 1.1
@@ -224,6 +233,10 @@ EOF2
 # copy, once by a checksum.
 [ -z "${BLKSUM:-}" ] ||
   echo '12e `nbd-evsum` / `blksum` below 0.769' >>"$tmpdir/expected-claims"
+# and 10a's, after its copy claim.
+[ -z "${BLKSUM:-}" ] ||
+  sed -i '/^10a `nbd-evcopy FILE NEWFILE`/a 10a `nbd-evsum FILE` / `blksum FILE` below 0.667' \
+    "$tmpdir/expected-claims"
 if grep -q '^## 13a\. ' "$report"; then
   for c in 13a 13b; do
     echo "$c \`nbd-evcopy\` below 0.597s"

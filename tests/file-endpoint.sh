@@ -132,3 +132,19 @@ if [ "$(id -u)" -eq 0 ] && command -v losetup >/dev/null &&
 else
   echo "no loop device here: the block device part is skipped"
 fi
+
+# A file system that fills up: ENOSPC on a write is one line with the
+# offset and the length, and the status says the copy failed.  A small
+# tmpfs, where the machine lets a test mount one (as root).
+mkdir "$tmpdir/full"
+if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=1M tmpfs "$tmpdir/full" 2>/dev/null; then
+  # In a subshell, so that a failure still unmounts.
+  status=0
+  ( expect_error "destination: write failed at offset" \
+      nbd-evcopy "$sparse" "$tmpdir/full/new.raw" &&
+    grep -q "No space left on device" "$tmpdir/err" ) || status=1
+  umount "$tmpdir/full"
+  [ $status -eq 0 ] || fail "ENOSPC: $(cat "$tmpdir/err")"
+else
+  echo "cannot mount a tmpfs here: the ENOSPC part is skipped"
+fi

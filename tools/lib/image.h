@@ -49,9 +49,10 @@
 /* What every program's --help says about naming an image. */
 #define IMAGES_HELP \
   "An image is an NBD URI (nbd://host/export, nbd+unix:///?socket=PATH),\n" \
-  "a local file or block device (qcow2 is served by a captive qemu-nbd,\n" \
-  "anything else as raw by a captive nbdkit), or [ CMD ARGS ... ]: an NBD\n" \
-  "server the program runs with socket activation and stops at the end.\n" \
+  "a local file or block device (raw is read and written by the program\n" \
+  "itself through io_uring, or by a captive nbdkit where it cannot be;\n" \
+  "qcow2 by a captive qemu-nbd), or [ CMD ARGS ... ]: an NBD server the\n" \
+  "program runs with socket activation and stops at the end.\n" \
   "Options go before the first image.\n"
 
 enum image_kind {

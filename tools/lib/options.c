@@ -167,7 +167,7 @@ option_help_shared (FILE *fp)
 "                      %d, one per CPU, if the server advertises\n"
 "                      multi-conn, else 1)\n"
 "  --cache=MODE        local image files: default (the page cache) or\n"
-"                      none (servers keep out of it)\n"
+"                      none (O_DIRECT; their servers keep out of it)\n"
 "  --timeout=SECONDS   fail if a server sends nothing for this long while\n"
 "                      a command waits for it (default %d, 0 for never)\n"
 "  -p, --progress      show a progress bar on stderr, if it is a terminal\n"

@@ -43,8 +43,9 @@ unsigned option_connections (const char *arg, unsigned max);
  */
 unsigned option_timeout (const char *arg);
 
-/* --cache=MODE: how the suite's own servers use the page cache for a
- * local file (tools/lib/image.h): "default" or "none".
+/* --cache=MODE: how a local file, read by the program or by the
+ * suite's own server, uses the page cache (tools/lib/endpoint.h):
+ * "default" or "none".
  */
 enum image_cache option_cache (const char *arg);
 
