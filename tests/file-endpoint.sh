@@ -148,3 +148,20 @@ if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=1M tmpfs "$tmpdir/full" 2>/dev
 else
   echo "cannot mount a tmpfs here: the ENOSPC part is skipped"
 fi
+
+# A file system that cannot zero a range and keep it allocated (tmpfs
+# has no FALLOC_FL_ZERO_RANGE): --allocated falls back to writing
+# buffers of zeroes, and says so under -v.
+mkdir "$tmpdir/tmpfs"
+if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=128M tmpfs "$tmpdir/tmpfs" 2>/dev/null; then
+  status=0
+  ( fill_file "$tmpdir/tmpfs/full.raw" $odd_size 252 &&
+    nbd-evcopy -v --allocated "$odd" "$tmpdir/tmpfs/full.raw" 2>"$tmpdir/v" &&
+    grep -q "destination cannot zero (Operation not supported)" "$tmpdir/v" &&
+    cmp "$odd" "$tmpdir/tmpfs/full.raw" &&
+    [ "$(allocated "$tmpdir/tmpfs/full.raw")" -ge $odd_size ] ) || status=1
+  umount "$tmpdir/tmpfs"
+  [ $status -eq 0 ] || fail "--allocated onto tmpfs: no fallback to writing zeroes"
+else
+  echo "cannot mount a tmpfs here: the zeroing fallback part is skipped"
+fi

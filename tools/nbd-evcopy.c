@@ -146,7 +146,7 @@ send_zero_piece (struct copy *c, struct slot *slot)
   nbd_completion_callback cb = { .callback = ring_command_done,
                                  .user_data = slot };
   const struct zero_piece *p = &c->pieces[slot->index];
-  int r;
+  int r, err;
 
   slot->state = SLOT_BUSY;
   if (c->planner.dst_can_zero) {
@@ -160,13 +160,15 @@ send_zero_piece (struct copy *c, struct slot *slot)
     c->nr_writes++;
     r = endpoint_write (c->dst, slot, slot->buf, p->length, p->at, cb);
   }
+  /* Before the messages below, which may change errno. */
+  err = r == -1 ? endpoint_issue_errno (c->dst, slot) : 0;
   if (p->at != slot->offset || p->length != slot->length)
     debug ("slot %u: %s piece offset %" PRIu64 " length %" PRIu64,
            slot->index, step_names[slot->kind], p->at, p->length);
   else
     slot_debug (slot, step_names[slot->kind]);
   if (r == -1)
-    ring_complete (slot, endpoint_issue_errno (c->dst, slot));
+    ring_complete (slot, err);
 }
 
 /* Zero the slot's range, one piece at a time. */
@@ -180,7 +182,10 @@ start_zero (struct copy *c, struct slot *slot)
 }
 
 /* A zero piece failed: if the destination refused it for its length,
- * send it again, shorter (tools/lib/zero.h).  True if the slot goes on.
+ * send it again, shorter (tools/lib/zero.h).  A local file that cannot
+ * zero at all (EOPNOTSUPP from fallocate, tools/lib/file.h) gets
+ * buffers of zeroes from then on, as a server that cannot zero does.
+ * True if the slot goes on.
  */
 static bool
 retry (struct pass *p, struct slot *slot)
@@ -189,6 +194,17 @@ retry (struct pass *p, struct slot *slot)
   struct zero_piece *piece = &c->pieces[slot->index];
   uint64_t was = c->zero_max;
 
+  if (slot->kind == STEP_ZERO && slot->error == EOPNOTSUPP &&
+      c->dst->kind == ENDPOINT_FILE) {
+    if (c->planner.dst_can_zero)
+      debug ("destination cannot zero (%s): writing buffers of zeroes "
+             "instead", strerror (slot->error));
+    c->planner.dst_can_zero = false;
+    slot->error = 0;
+    zero_piece_again (piece, slot->offset + slot->length, zero_chunk (c));
+    send_zero_piece (c, slot);
+    return true;
+  }
   if (slot->kind != STEP_ZERO ||
       !zero_refused (piece, slot->error, c->planner.block, &c->zero_max))
     return false;

@@ -54,7 +54,7 @@ open_file (struct endpoint *ep, struct ev_loop *loop, const char *name,
   debug ("%s: %s, read%s by this program through io_uring%s", name,
          ep->file.block_device ? "block device" : "raw file",
          writing ? " and written" : "",
-         ep->file.align > 1 ? ", O_DIRECT" : "");
+         ep->file.direct ? ", O_DIRECT" : "");
   return true;
 }
 
@@ -70,8 +70,9 @@ endpoint_open (struct endpoint *ep, struct ev_loop *loop, const char *name,
   if (image_is_local_raw (img) &&
       open_file (ep, loop, name, img, writing, cache))
     return;
+  /* nbd-evsum names an endpoint by its image: no role to add. */
   if (image_is_local_raw (img))
-    image_serve_raw (img, name, writing, cache);
+    image_serve_raw (img, name == img->name ? NULL : name, writing, cache);
   ep->kind = ENDPOINT_NBD;
   server_connect (&ep->server, loop, name, img, opts, timeout, wanted,
                   writing);

@@ -62,6 +62,10 @@ open_fds (struct file *f, bool writing, bool direct, char *why, size_t len)
               strerror (errno));
     return errno;
   }
+  /* A device takes zeroes only in whole sectors, cached or not. */
+  if (f->block_device && ioctl (f->buffered_fd, BLKSSZGET, &sector) == 0 &&
+      sector > 0)
+    f->align = sector;
   f->fd = f->buffered_fd;
   if (!direct)
     return 0;
@@ -74,9 +78,9 @@ open_fds (struct file *f, bool writing, bool direct, char *why, size_t len)
               f->path, strerror (errno));
     return errno;
   }
-  f->align = DIRECT_ALIGN;
-  if (f->block_device && ioctl (f->fd, BLKSSZGET, &sector) == 0 && sector > 0)
-    f->align = sector;
+  if (!f->block_device)
+    f->align = DIRECT_ALIGN;
+  f->direct = true;
   return 0;
 }
 
@@ -134,6 +138,9 @@ queue (struct request *r)
     errno = EAGAIN;
     return -1;
   }
+  /* What is left of a short O_DIRECT transfer may be unaligned. */
+  if (done % r->f->align != 0)
+    r->fd = r->f->buffered_fd;
   switch (r->op) {
   case REQ_READ:
     io_uring_prep_read (sqe, r->fd, r->buf + done, r->length - done,
@@ -220,19 +227,39 @@ completions_cb (struct ev_loop *loop, ev_io *w, int revents)
   struct io_uring_cqe *cqe;
   struct request *r;
   uint64_t count;
-  int error;
+  int error, res;
 
   if (read (f->event_fd, &count, sizeof count) == -1 && errno != EAGAIN)
     die ("%s: eventfd: %s", f->name, strerror (errno));
   while (io_uring_peek_cqe (&f->ring, &cqe) == 0) {
     r = io_uring_cqe_get_data (cqe);
+    res = cqe->res;
     io_uring_cqe_seen (&f->ring, cqe);
-    if (advance (r, cqe->res, &error) == 1)
+    if (advance (r, res, &error) == 1)
       continue;
     f->in_flight--;
     r->cb.callback (r->cb.user_data, &error);
     free (r);
   }
+}
+
+/* True if the kernel's io_uring has every operation used here: rings
+ * older than Linux 5.6 set up fine but fail these with EINVAL.
+ */
+static bool
+has_opcodes (struct io_uring *ring)
+{
+  static const int ops[] = { IORING_OP_READ, IORING_OP_WRITE,
+                             IORING_OP_FALLOCATE, IORING_OP_FSYNC };
+  struct io_uring_probe *probe = io_uring_get_probe_ring (ring);
+  bool ok = probe != NULL;
+  size_t i;
+
+  for (i = 0; ok && i < sizeof ops / sizeof ops[0]; i++)
+    ok = io_uring_opcode_supported (probe, ops[i]);
+  if (probe != NULL)
+    io_uring_free_probe (probe);
+  return ok;
 }
 
 int
@@ -258,6 +285,14 @@ file_open (struct file *f, struct ev_loop *loop, const char *name,
     snprintf (why, len, "io_uring_queue_init: %s", strerror (r));
     close_fds (f);
     return r;
+  }
+  if (!has_opcodes (&f->ring)) {
+    *uring_failed = true;
+    snprintf (why, len, "this kernel's io_uring lacks read, write, "
+              "fallocate or fsync");
+    io_uring_queue_exit (&f->ring);
+    close_fds (f);
+    return ENOTSUP;
   }
   f->event_fd = eventfd (0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (f->event_fd == -1 ||
@@ -310,8 +345,19 @@ file_flush (struct file *f, nbd_completion_callback cb)
 void
 file_update (struct file *f)
 {
-  if (f->queued > 0 && io_uring_submit (&f->ring) >= 0)
-    f->queued = 0;
+  int r;
+
+  if (f->queued == 0)
+    return;
+  r = io_uring_submit (&f->ring);
+  if (r > 0)
+    f->queued -= MIN ((unsigned) r, f->queued);
+  /* The kernel took not all of them (short of memory for a moment):
+   * wake the loop once more, so that this runs again, as nothing else
+   * would.
+   */
+  if (f->queued > 0)
+    ev_feed_event (f->loop, &f->watcher, EV_READ);
 }
 
 void

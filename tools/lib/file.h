@@ -23,23 +23,31 @@
  *  - A read or write that moves fewer bytes than asked (a signal, a
  *    file system's limits) goes again for the rest; a read that meets
  *    the end of the file fails with ENODATA, since the program only
- *    reads within the size it was told.
+ *    reads within the size it was told.  (A file that shrinks under the
+ *    program may also show the lost end as a hole, SEEK_DATA finding no
+ *    data there, and it is then copied as zeroes: a local file changed
+ *    during a copy gives no consistent copy in any case.)
  *
  *  - Zeroes are fallocate: PUNCH_HOLE (the file keeps its size, the
  *    range reads as zeroes and frees its blocks), or ZERO_RANGE when
  *    the range must stay allocated (NBD's NO_HOLE, --allocated).  On a
- *    block device the kernel turns these into its own zeroing
- *    (BLKZEROOUT, or a discard that guarantees zeroes).
+ *    block device the kernel turns these into the device's own zeroing
+ *    (BLKZEROOUT), in whole sectors.  A file system or device that
+ *    cannot (EOPNOTSUPP: vfat, tmpfs's ZERO_RANGE, a disk without
+ *    write-zeroes for PUNCH_HOLE) fails the command, and the program
+ *    writes buffers of zeroes instead (tools/nbd-evcopy.c).
  *
  *  - cache none: O_DIRECT, which needs buffers, offsets and lengths
  *    aligned to the device's logical block size.  The ring's buffers
- *    are page-aligned; the program plans pieces in multiples of
- *    file_block_size.  The one piece that cannot be aligned, the end of
- *    an image whose size is not a multiple of it, goes through a second,
- *    buffered descriptor.
+ *    are page-aligned, and nbd-evcopy plans pieces in multiples of
+ *    file_block_size.  A piece that is not aligned all the same (the
+ *    end of an image whose size is not a multiple of it, nbd-evsum's
+ *    blocks smaller than it) goes through a second, buffered
+ *    descriptor.
  *
  * file_open fails (returning the errno) where io_uring cannot be set
- * up: an old kernel, a container whose seccomp profile forbids
+ * up: an old kernel (or one before Linux 5.6, whose io_uring lacks
+ * read, write or fallocate), a container whose seccomp profile forbids
  * io_uring_setup, or a build without liburing.  The caller then falls
  * back to a captive server (tools/lib/endpoint.h).
  */
@@ -66,9 +74,10 @@ struct file {
   int buffered_fd;              /* for what O_DIRECT cannot do, else fd */
   int event_fd;                 /* the completion queue signals it */
   uint64_t size;                /* bytes, as opened */
-  uint64_t align;               /* 1, or the logical block size with
-                                   O_DIRECT */
+  uint64_t align;               /* 1, or the logical block size: a
+                                   block device's, or O_DIRECT's */
   bool block_device;
+  bool direct;                  /* fd is O_DIRECT */
   unsigned in_flight;           /* commands submitted or queued */
   unsigned queued;              /* prepared, not yet submitted */
 #ifdef HAVE_LIBURING
