@@ -16,8 +16,10 @@
  *     in flight, then breaks out of it.  The connections' timeouts bound
  *     the wait (tools/lib/conn.h): a server silent for that long is given
  *     up as failed.  Without a timeout, a grace timer does it: after
- *     STOP_GRACE seconds the program exits with what it has.  A second
- *     signal ends it at once either way.
+ *     STOP_GRACE seconds the program exits with what it has.  A local
+ *     file's commands (tools/lib/file.h) have no timeout of their own:
+ *     with --timeout they are waited for until the kernel ends them.  A
+ *     second signal ends the program at once either way.
  *
  *  3. The program shuts its connections down cleanly (conn_close_all),
  *     says what it did, and calls stop_exit, which prints the recorded
