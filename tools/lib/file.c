@@ -101,6 +101,7 @@ close_fds (struct file *f)
  * moved fewer bytes than asked goes again from done.
  */
 struct request {
+  struct request *next;         /* on the file's list of spare ones */
   struct file *f;
   enum { REQ_READ, REQ_WRITE, REQ_ZERO, REQ_FLUSH } op;
   int fd;
@@ -162,6 +163,27 @@ queue (struct request *r)
   return 0;
 }
 
+/* A request, reused once over: no more are ever in flight than the
+ * ring has slots, so after the first turns no command allocates.
+ */
+static struct request *
+get_request (struct file *f)
+{
+  struct request *r = f->spare;
+
+  if (r == NULL)
+    return malloc (sizeof *r);
+  f->spare = r->next;
+  return r;
+}
+
+static void
+put_request (struct file *f, struct request *r)
+{
+  r->next = f->spare;
+  f->spare = r;
+}
+
 /* Start a command: -1 with errno if it cannot even be queued, as
  * libnbd's aio calls return, and then cb is never called.
  */
@@ -169,7 +191,7 @@ static int
 start (struct file *f, int op, void *buf, uint64_t length, uint64_t offset,
        int mode, nbd_completion_callback cb)
 {
-  struct request *r = malloc (sizeof *r);
+  struct request *r = get_request (f);
   bool aligned = offset % f->align == 0 && length % f->align == 0;
 
   if (r == NULL)
@@ -179,7 +201,7 @@ start (struct file *f, int op, void *buf, uint64_t length, uint64_t offset,
     .offset = offset, .length = length, .mode = mode, .cb = cb,
   };
   if (queue (r) == -1) {
-    free (r);
+    put_request (f, r);
     return -1;
   }
   f->in_flight++;
@@ -239,7 +261,7 @@ completions_cb (struct ev_loop *loop, ev_io *w, int revents)
       continue;
     f->in_flight--;
     r->cb.callback (r->cb.user_data, &error);
-    free (r);
+    put_request (f, r);
   }
 }
 
@@ -363,6 +385,8 @@ file_update (struct file *f)
 void
 file_close (struct file *f)
 {
+  struct request *r;
+
   if (f->event_fd >= 0) {
     ev_io_stop (f->loop, &f->watcher);
     io_uring_queue_exit (&f->ring);
@@ -370,6 +394,10 @@ file_close (struct file *f)
     f->event_fd = -1;
   }
   close_fds (f);
+  while ((r = f->spare) != NULL) {
+    f->spare = r->next;
+    free (r);
+  }
 }
 
 #else /* !HAVE_LIBURING */

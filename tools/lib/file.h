@@ -65,6 +65,8 @@
 #include <liburing.h>
 #endif
 
+struct request;
+
 struct file {
   ev_io watcher;                /* first: the callback casts back */
   struct ev_loop *loop;
@@ -80,6 +82,7 @@ struct file {
   bool direct;                  /* fd is O_DIRECT */
   unsigned in_flight;           /* commands submitted or queued */
   unsigned queued;              /* prepared, not yet submitted */
+  struct request *spare;        /* requests over, to reuse (file.c) */
 #ifdef HAVE_LIBURING
   struct io_uring ring;
 #endif
