@@ -95,6 +95,7 @@ struct copy {
   struct endpoint *dst;         /* what is written; NULL: nothing is
                                    (null:, or the --verify pass) */
   bool verifying;               /* the --verify pass */
+  bool dst_created;             /* the destination is a new file */
   struct extent_map read_map;   /* of what is read */
   struct extent_map dst_map;    /* the destination's, during the copy */
   struct copy_planner planner;  /* tools/lib/plan.h */
@@ -263,6 +264,19 @@ read_complete (struct copy *c, struct slot *slot)
   start_zero (c, slot);
 }
 
+/* The source, a stream, ended with the slot's read: its size is now
+ * known, and the slot is the last.
+ */
+static void
+source_ended (struct copy *c, struct slot *slot)
+{
+  struct pass *p = &c->pass;
+
+  p->size = p->next_offset = slot->offset + slot->length;
+  c->planner.size = p->size;
+  debug ("%s ended after %" PRIu64 " bytes", c->src->name, p->size);
+}
+
 /* The slot's step finished: the next one.  Once stopping, no new
  * command starts, but what is over is given back.
  */
@@ -275,7 +289,11 @@ step_done (struct pass *p, struct slot *slot)
 
   switch ((enum step) slot->kind) {
   case STEP_READ:
-    if (!engine_stopping (p))
+    if (endpoint_ended (c->src))
+      source_ended (c, slot);
+    if (slot->length == 0)      /* a stream that had nothing more */
+      engine_finish (p, slot);
+    else if (!engine_stopping (p))
       read_complete (c, slot);
     break;
   case STEP_WRITE:
@@ -334,6 +352,28 @@ next_work (struct copy *c, uint64_t *length, bool *onto_zeroes)
   return work == WORK_MORE ? WORK_WAIT : work;
 }
 
+/* A stream source: one read at a time, of the depth's request size.
+ * The stream gives its bytes in order anyway; each buffer, once full,
+ * goes to the destination at once, so that the destination still has
+ * as many writes in flight as the depth allows.
+ */
+static void
+fill_from_stream (struct copy *c)
+{
+  struct pass *p = &c->pass;
+  struct engine *e = p->e;
+  struct slot *slot;
+
+  if (engine_stopping (p) || e->reads > 0 || endpoint_ended (c->src) ||
+      p->next_offset >= p->size || e->ring->in_use >= e->depth.requests)
+    return;
+  slot = engine_take (p, MIN (e->depth.request_size,
+                              p->size - p->next_offset), true);
+  slot->flags = c->planner.dst_is_zero ? SLOT_ONTO_ZEROES : 0;
+  c->nr_reads++;
+  engine_read (p, slot, c->src);
+}
+
 /* Plan pieces and start them while slots are free.  Skipped pieces
  * need no slot, so a run of them costs no I/O at all; with a hash they
  * take one all the same, so that their zero blocks reach it in their
@@ -348,6 +388,10 @@ fill (struct pass *p)
   enum work work;
   bool onto_zeroes = false;
 
+  if (p->open_ended) {
+    fill_from_stream (c);
+    return;
+  }
   while (!engine_stopping (p) && p->next_offset < p->size &&
          (work = next_work (c, &length, &onto_zeroes)) != WORK_WAIT) {
     if (work == WORK_SKIP && p->hash == NULL) {
@@ -385,6 +429,13 @@ finished (struct pass *p)
 {
   struct copy *c = (struct copy *) p;
 
+  /* A stream's last zeroes may be holes past a new file's end. */
+  if (p->open_ended && c->dst != NULL &&
+      endpoint_extend (c->dst, p->size) == -1) {
+    stop_fail (&p->e->stop, "destination: cannot make it %" PRIu64
+               " bytes: %s", p->size, strerror (errno));
+    return false;
+  }
   return !c->want_flush || endpoint_flush (c->dst, &c->flush, &p->e->stop);
 }
 
@@ -421,7 +472,9 @@ interrupted (const struct pass *p)
   else
     message ("interrupted by %s after %" PRIu64 " bytes; the destination "
              "is complete below offset %" PRIu64, stop_signal_name (&e->stop),
-             p->bytes_done, ring_low_water (e->ring, p->next_offset));
+             p->bytes_done,
+             endpoint_complete_below (c->dst, ring_low_water (e->ring,
+                                                              p->next_offset)));
 }
 
 static const struct pass_ops copy_ops = {
@@ -438,20 +491,28 @@ static const struct pass_ops copy_ops = {
  * bad input never leaves a half-written destination, after the request
  * size (engine_set_depth): the destination is at least as large as the
  * source, and both servers take the last, short request that ends at
- * the source's size.  Returns the source's size.  null: (dst NULL)
- * takes anything.
+ * the source's size.  Returns the source's size.  null: (dst NULL) and
+ * a stream take anything.  A stream source's size is not known: a
+ * destination that cannot grow bounds it, and the stream fails a read
+ * past that (tools/lib/stream.h); a file grows to what it gives.
  */
 static uint64_t
-check_copy (const struct endpoint *src, const struct endpoint *dst)
+check_copy (struct endpoint *src, const struct endpoint *dst)
 {
   uint64_t size = endpoint_size (src);
-  uint64_t dst_size;
+  uint64_t dst_size = dst != NULL ? endpoint_size (dst) : SIZE_UNKNOWN;
 
+  if (size == SIZE_UNKNOWN) {
+    if (dst_size == SIZE_UNKNOWN || endpoint_grows (dst))
+      return SIZE_UNKNOWN;
+    endpoint_check_end (dst, dst_size);
+    endpoint_set_limit (src, dst_size);
+    return dst_size;
+  }
   if (dst == NULL) {
     endpoint_check_end (src, size);
     return size;
   }
-  dst_size = endpoint_size (dst);
   if (dst_size < size)
     die ("destination is smaller than the source (%" PRIu64 " < %" PRIu64
          " bytes)", dst_size, size);
@@ -473,8 +534,12 @@ connect_both (struct engine *e, struct copy *c, const struct copy_options *co,
   c->src = engine_open (e, "source", &images[0], &co->src, false);
   if (image_is_null (&images[1]))
     return;
-  if (image_missing (&images[1]))
-    image_create (&images[1], "destination", endpoint_size (c->src));
+  /* A stream source's file starts empty and grows. */
+  c->dst_created = image_missing (&images[1]);
+  if (c->dst_created)
+    image_create (&images[1], "destination",
+                  c->src->kind == ENDPOINT_STREAM ? 0
+                  : endpoint_size (c->src));
   image_prepare (&images[1], "destination", true, co->o.cache);
   c->dst = engine_open (e, "destination", &images[1], &co->dst, true);
 }
@@ -511,6 +576,12 @@ open_maps (struct copy *c, const struct copy_options *co)
    * that reads as zeroes.
    */
   pl->dst_is_zero = co->destination_is_zero || c->dst == NULL;
+  /* A stream's copy reads no map of the destination: a file made for
+   * it holds nothing yet, so its zeroes stay holes (the file is made
+   * long enough at the end).
+   */
+  if (c->pass.open_ended && c->dst_created && !co->allocated)
+    pl->dst_is_zero = true;
   if (!co->allocated && !pl->dst_is_zero) {
     endpoint_map_open (c->dst, &c->dst_map);
     pl->dst_has_map = c->dst_map.supported;
@@ -535,6 +606,27 @@ describe_copy (const struct engine *e, const struct copy *c,
          "else zeroed" : "zeroed, holes allowed");
 }
 
+/* What a stream cannot do, checked before the first byte moves.  A
+ * stream destination takes every byte in order, zeroes as buffers of
+ * zeroes: no range may be skipped, and there is nothing to gain from
+ * looking for zeroes in what was read.
+ */
+static void
+check_streams (struct copy *c, const struct copy_options *co)
+{
+  c->pass.open_ended = c->src->kind == ENDPOINT_STREAM;
+  if (c->dst == NULL || c->dst->kind != ENDPOINT_STREAM)
+    return;
+  if (co->verify)
+    die ("--verify: %s cannot be read back", c->dst->name);
+  if (co->checksum)
+    die ("--checksum: the digest goes to standard output, which is the "
+         "destination");
+  if (co->destination_is_zero)
+    die ("--destination-is-zero: %s has no holes to leave", c->dst->name);
+  c->sparse = false;
+}
+
 /* Connect both ends and check every limit before the first byte is
  * read, so bad input never leaves a half-written destination; then the
  * depth, the ring and the maps.
@@ -546,6 +638,7 @@ setup_copy (struct engine *e, struct copy *c, const struct copy_options *co,
   connect_both (e, c, co, images);
   if (c->dst != NULL && endpoint_read_only (c->dst))
     die ("destination: the server is read-only");
+  check_streams (c, co);
   engine_set_depth (e, co->o.requests, co->o.request_size,
                     co->o.request_size_given, co->max_requests, co->max_size,
                     co->checksum ? co->block_size : 1);

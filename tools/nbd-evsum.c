@@ -129,6 +129,19 @@ fill (struct pass *p)
   uint64_t ahead = d->requests * d->request_size, length;
   struct slot *slot;
 
+  /* A stream: one read at a time, as blksum reads standard input, while
+   * the hash threads work on what came before.
+   */
+  if (p->open_ended) {
+    if (e->reads == 0 && !endpoint_ended (s->src) &&
+        e->ring->in_use < e->ring->nr_slots) {
+      slot = engine_take (p, d->request_size, true);
+      slot->flags = SLOT_DATA;
+      engine_read (p, slot, s->src);
+    }
+    return;
+  }
+
   while (p->next_offset < p->size && e->reads < d->requests &&
          e->ring->in_use < MIN (2 * d->requests, e->ring->nr_slots)) {
     /* Block status asks for a window of up to 4 GiB at a time, with one
@@ -161,19 +174,34 @@ fill (struct pass *p)
 
 /* A read is done, and every slot before it has moved on (the pass is
  * in order, tools/lib/engine.h): its data goes to the hash threads.
- * Once stopping, what is read is no longer hashed.
+ * Once stopping, what is read is no longer hashed.  A stream that
+ * ended with this read has its size: the digest includes it.
  */
 static void
 step_done (struct pass *p, struct slot *slot)
 {
-  if (slot->kind == STEP_READ && !engine_stopping (p))
-    engine_finish (p, slot);
+  struct sum *s = (struct sum *) p;
+
+  if (slot->kind != STEP_READ || engine_stopping (p))
+    return;
+  if (endpoint_ended (s->src)) {
+    p->size = p->next_offset = slot->offset + slot->length;
+    debug ("%s ended after %" PRIu64 " bytes", s->src->name, p->size);
+  }
+  if (slot->length == 0)        /* nothing more came: nothing to hash */
+    slot->flags = SLOT_ZEROES;
+  engine_finish (p, slot);
 }
 
 /* After a signal: how far the hash got. */
 static void
 interrupted (const struct pass *p)
 {
+  if (p->open_ended) {
+    message ("interrupted by %s after hashing %" PRIu64 " bytes; no digest",
+             stop_signal_name (&p->e->stop), p->bytes_done);
+    return;
+  }
   message ("interrupted by %s after hashing %" PRIu64 " of %" PRIu64
            " bytes; no digest", stop_signal_name (&p->e->stop),
            p->bytes_done, p->size);
@@ -209,6 +237,7 @@ open_image (struct engine *e, struct sum *s, const struct sum_options *so,
                     so->o.request_size_given, so->max_requests,
                     so->max_size, so->block_size);
   s->pass.size = endpoint_size (s->src);
+  s->pass.open_ended = s->pass.size == SIZE_UNKNOWN;
   endpoint_check_end (s->src, s->pass.size);
   endpoint_map_open (s->src, &s->map);
   debug ("hashing %" PRIu64 " bytes with %s, %" PRIu64 "-byte blocks, "

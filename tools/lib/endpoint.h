@@ -18,6 +18,11 @@
  *    environment variable NBD_EV_NO_IO_URING is set to anything but
  *    "0" or "", the file gets a captive nbdkit instead, as every local
  *    file did before, and -v says so.
+ *
+ *  - STREAM: "-", a pipe or a character device, read or written in
+ *    order (tools/lib/stream.h).  Its size is not known: endpoint_size
+ *    says SIZE_UNKNOWN, and a pass reading one finds its end as it
+ *    goes (endpoint_ended).  It has no extents and cannot zero.
  */
 
 #ifndef NBD_LIBEV_EXAMPLES_ENDPOINT_H
@@ -38,6 +43,10 @@
 #include "ring.h"
 #include "server.h"
 #include "stop.h"
+#include "stream.h"
+
+/* endpoint_size of a stream: it ends where it ends. */
+#define SIZE_UNKNOWN UINT64_MAX
 
 /* Forces the captive server for local files, as where io_uring fails. */
 #define NO_IO_URING_ENV "NBD_EV_NO_IO_URING"
@@ -45,6 +54,7 @@
 enum endpoint_kind {
   ENDPOINT_NBD,
   ENDPOINT_FILE,
+  ENDPOINT_STREAM,
 };
 
 struct endpoint {
@@ -53,6 +63,7 @@ struct endpoint {
   bool want_extents;            /* its map may say where zeroes are */
   struct server server;         /* ENDPOINT_NBD */
   struct file file;             /* ENDPOINT_FILE */
+  struct stream stream;         /* ENDPOINT_STREAM */
 };
 
 /* Connect to or open img (image_prepare'd), name labelling messages;
@@ -68,6 +79,31 @@ void endpoint_open (struct endpoint *ep, struct ev_loop *loop,
 /* Its size, fatal if it cannot tell. */
 uint64_t endpoint_size (const struct endpoint *ep);
 
+/* True for a regular file, which a write past its end makes longer:
+ * a destination that grows to what a stream gives.
+ */
+bool endpoint_grows (const struct endpoint *ep);
+
+/* Make a file at least size bytes long (the holes a stream's copy
+ * left at its end, which a write never reached): 0, or -1 with errno.
+ */
+int endpoint_extend (struct endpoint *ep, uint64_t size);
+
+/* A stream read: the end was met (the last read's slot->length says
+ * how much it gave).  Always false for anything else.
+ */
+bool endpoint_ended (const struct endpoint *ep);
+
+/* A stream read fails with EFBIG past limit bytes (tools/lib/stream.h). */
+void endpoint_set_limit (struct endpoint *ep, uint64_t limit);
+
+/* Below what offset every byte has reached ep, for a stream; for
+ * anything else, fallback (the caller's low water mark: writes
+ * complete in any order).
+ */
+uint64_t endpoint_complete_below (const struct endpoint *ep,
+                                  uint64_t fallback);
+
 /* The smallest piece it takes and the largest (0: no limit). */
 uint64_t endpoint_min_block (const struct endpoint *ep);
 uint64_t endpoint_max_block (const struct endpoint *ep);
@@ -82,7 +118,8 @@ bool endpoint_read_only (const struct endpoint *ep);
 void endpoint_check_end (const struct endpoint *ep, uint64_t size);
 
 /* Start a command on the connection with the least in flight, or the
- * file, recorded in slot->conn.  -1 with errno if it could not start
+ * file or stream, recorded in slot->conn.  A stream's read sets
+ * slot->length to what it gave before cb is called.  -1 with errno if it could not start
  * (endpoint_issue_errno gives the errno to fail the slot with); then
  * cb is never called.
  */
@@ -106,9 +143,10 @@ bool endpoint_ready (const struct endpoint *ep);
 bool endpoint_busy (const struct endpoint *ep);
 
 /* From the prepare callback: a lost connection or a timeout first
- * (server_check), and, last, submit or wait for what was started.
+ * (server_check), and a stream's queue dropped once stopping
+ * (stream_cancel); and, last, submit or wait for what was started.
  */
-void endpoint_check (const struct endpoint *ep, struct stop *s);
+void endpoint_check (struct endpoint *ep, struct stop *s);
 void endpoint_update (struct endpoint *ep);
 
 /* True if conn (a slot's) is one of ep's.  Then the name for messages
@@ -116,11 +154,11 @@ void endpoint_update (struct endpoint *ep);
  */
 bool endpoint_owns (const struct endpoint *ep, const void *conn);
 const char *endpoint_conn_name (const struct endpoint *ep, const void *conn);
-const char *endpoint_strerror (const struct endpoint *ep, const void *conn,
+const char *endpoint_strerror (struct endpoint *ep, const void *conn,
                                int err);
 
 /* Open the map of its extents: block status, or SEEK_DATA and SEEK_HOLE
- * for a file.  Then, from the prepare callback, grow it to reach
+ * for a file; a stream's map is not supported (all data).  Then, from the prepare callback, grow it to reach
  * offset + ahead (map_pump, tools/lib/map.h).
  */
 void endpoint_map_open (struct endpoint *ep, struct extent_map *map);
@@ -128,7 +166,7 @@ void endpoint_map_pump (struct endpoint *ep, struct extent_map *map,
                         struct stop *s, uint64_t offset, uint64_t ahead);
 
 /* Close every endpoint: a clean disconnect of the servers, together in
- * one loop (server_close), then the files.
+ * one loop (server_close), then the files and streams.
  */
 void endpoint_close (struct endpoint *const eps[], size_t n,
                      const struct stop *s);

@@ -295,7 +295,7 @@ retire (struct engine *e, struct pass *p)
 static void
 report_failure (struct engine *e, struct pass *p, const struct slot *slot)
 {
-  const struct endpoint *ep = e->endpoints;
+  struct endpoint *ep = e->endpoints;
   uint64_t offset = slot->offset, length = slot->length;
 
   slot_debug (slot, "failed");
@@ -479,12 +479,15 @@ engine_run (struct engine *e, struct pass *p)
       server_set_describe (&e->endpoints[i].server, describe_oldest, e);
   ev_prepare_init (&e->prepare, prepare_cb);
   ev_prepare_start (e->loop, &e->prepare);
-  progress_init (&e->progress, e->progress_mode, p->size);
+  progress_init (&e->progress, e->progress_mode,
+                 p->open_ended ? PROGRESS_TOTAL_UNKNOWN : p->size);
   /* The checks before may have taken a while outside the loop: start
    * the timeouts from now, not from the loop's last look at the clock.
    */
   ev_now_update (e->loop);
   ev_run (e->loop, 0);
+  if (p->open_ended && !stop_requested (&e->stop))
+    e->progress.total = p->size;
   progress_done (&e->progress, p->bytes_done, p->keep_bar);
   ev_prepare_stop (e->loop, &e->prepare);
   if (stop_requested (&e->stop))

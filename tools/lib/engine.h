@@ -129,6 +129,9 @@ struct pass {
   const struct pass_ops *ops;
   struct engine *e;             /* set by engine_run */
   uint64_t size;                /* bytes the pass covers */
+  bool open_ended;              /* size is only a bound until the source,
+                                   a stream, ends (endpoint_ended): then
+                                   the pass sets size */
   uint64_t next_offset;         /* where the next piece starts */
   uint64_t bytes_done;          /* covered: moved, zeroed, skipped, hashed */
   struct ordered_hash *hash;    /* if not NULL, fed in offset order */

@@ -135,7 +135,11 @@ image_parse (struct image *img, int argc, char *const argv[], int *i)
       *i = first + 1;
       return;
     }
-    if (is_uri (argv[first])) {
+    if (strcmp (argv[first], "-") == 0) {
+      img->kind = IMAGE_STREAM;
+      img->path = argv[first];
+    }
+    else if (is_uri (argv[first])) {
       img->kind = IMAGE_URI;
       img->uri = argv[first];
     }
@@ -179,7 +183,7 @@ image_parse_args (int argc, char *const argv[], int first,
      * that a captive server's own options stay its own).  A local file
      * whose name starts with '-' can be given as ./-name.
      */
-    if (argv[i][0] == '-')
+    if (argv[i][0] == '-' && argv[i][1] != '\0')
       die ("'%s': options go before the first image; try --help", argv[i]);
     if (n == max)
       return max + 1;
@@ -386,11 +390,20 @@ image_prepare (struct image *img, const char *role, bool writing,
     if (!writing)
       die ("%s can only be a destination", who);
     return;
+  case IMAGE_STREAM:
+    return;
   case IMAGE_FILE:
     if (stat (img->path, &st) == -1)
       die ("%s: %s", who, strerror (errno));
+    /* Something with no offsets is read or written in order. */
+    if (S_ISFIFO (st.st_mode) || S_ISCHR (st.st_mode) ||
+        S_ISSOCK (st.st_mode)) {
+      img->kind = IMAGE_STREAM;
+      return;
+    }
     if (!S_ISREG (st.st_mode) && !S_ISBLK (st.st_mode))
-      die ("%s: not a regular file or a block device", who);
+      die ("%s: not a regular file, a block device, a pipe or a character "
+           "device", who);
     /* raw is read by the program itself, or image_serve_raw. */
     img->format = is_qcow2 (img, who) ? "qcow2" : "raw";
     if (strcmp (img->format, "qcow2") == 0)

@@ -25,6 +25,11 @@
  *    nbdcopy does, as a raw file of the source's size, and removed
  *    again if the program fails before its first write.
  *
+ *  - "-", standard input as a source or standard output as a
+ *    destination, or a path to a FIFO or character device: a stream,
+ *    read or written in order (tools/lib/stream.h), as nbdcopy and
+ *    blksum take them.
+ *
  * Messages and output name the image as the user gave it ("disk.qcow2",
  * "[ nbdkit memory 1G ]"), never the captive server's socket.
  *
@@ -51,8 +56,9 @@
   "An image is an NBD URI (nbd://host/export, nbd+unix:///?socket=PATH),\n" \
   "a local file or block device (raw is read and written by the program\n" \
   "itself through io_uring, or by a captive nbdkit where it cannot be;\n" \
-  "qcow2 by a captive qemu-nbd), or [ CMD ARGS ... ]: an NBD server the\n" \
-  "program runs with socket activation and stops at the end.\n" \
+  "qcow2 by a captive qemu-nbd), [ CMD ARGS ... ]: an NBD server the\n" \
+  "program runs with socket activation and stops at the end, or - for\n" \
+  "standard input or output (or a pipe's path), read or written in order.\n" \
   "Options go before the first image.\n"
 
 enum image_kind {
@@ -61,6 +67,7 @@ enum image_kind {
   IMAGE_FILE,                   /* a local file or block device */
   IMAGE_NULL,                   /* null:, a destination that drops
                                    everything, as nbdcopy's */
+  IMAGE_STREAM,                 /* "-", a FIFO or a character device */
 };
 
 /* How the suite serves a local file: the page cache is used unless
@@ -76,7 +83,7 @@ struct image {
   enum image_kind kind;
   char *name;                   /* as the user gave it, for messages */
   const char *uri;              /* IMAGE_URI */
-  const char *path;             /* IMAGE_FILE */
+  const char *path;             /* IMAGE_FILE, IMAGE_STREAM ("-") */
   char **argv;                  /* the captive server's command, NULL
                                    terminated: IMAGE_COMMAND, and
                                    IMAGE_FILE once served (qcow2 by

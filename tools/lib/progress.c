@@ -31,9 +31,14 @@ progress_format (char *buf, size_t len, uint64_t done, uint64_t total,
   double pct = total ? 100.0 * done / total : 100.0;
   uint64_t rate = secs > 0 ? done / secs : 0;
 
-  snprintf (buf, len, "%5.1f%%  %s / %s  %s/s  %.2f s", pct,
-            human_size (done, a, sizeof a), human_size (total, b, sizeof b),
-            human_size (rate, r, sizeof r), secs);
+  if (total == PROGRESS_TOTAL_UNKNOWN)
+    snprintf (buf, len, "%s  %s/s  %.2f s", human_size (done, a, sizeof a),
+              human_size (rate, r, sizeof r), secs);
+  else
+    snprintf (buf, len, "%5.1f%%  %s / %s  %s/s  %.2f s", pct,
+              human_size (done, a, sizeof a),
+              human_size (total, b, sizeof b),
+              human_size (rate, r, sizeof r), secs);
   return buf;
 }
 
@@ -52,6 +57,9 @@ static void
 write_percent (struct progress *p, uint64_t done)
 {
   int pct = p->total ? (int) (100 * (double) done / p->total) : 100;
+
+  if (p->total == PROGRESS_TOTAL_UNKNOWN)
+    pct = 0;
 
   if (pct == p->last_percent)
     return;

@@ -28,6 +28,12 @@
 #define PROGRESS_NONE (-2)
 #define PROGRESS_BAR (-1)
 
+/* A total not known until the end (a stream's): the bar shows bytes
+ * and rate without a percentage, and the fd gets "0/100" until the
+ * total is known (the program sets it once the stream ended).
+ */
+#define PROGRESS_TOTAL_UNKNOWN UINT64_MAX
+
 struct progress {
   int mode;                     /* PROGRESS_NONE, PROGRESS_BAR or an fd */
   uint64_t total;               /* bytes of the image in all */
@@ -44,7 +50,8 @@ void progress_update (struct progress *p, uint64_t done);
 void progress_done (struct progress *p, uint64_t done, bool keep_bar);
 
 /* One frame of the bar, without the carriage return, for example
- * " 50.0%  512.0 MiB / 1.0 GiB  1.2 GiB/s  0.42 s".
+ * " 50.0%  512.0 MiB / 1.0 GiB  1.2 GiB/s  0.42 s", or with total
+ * PROGRESS_TOTAL_UNKNOWN "512.0 MiB  1.2 GiB/s  0.42 s".
  */
 const char *progress_format (char *buf, size_t len, uint64_t done,
                              uint64_t total, uint64_t elapsed_ns);
