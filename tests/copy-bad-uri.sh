@@ -35,7 +35,7 @@ for bad in "foo://bar" "not a file" "$tmpdir/no/such/dir"; do
 done
 expect_error "destination: $tmpdir/no/such/dir: cannot create: No such file or directory" \
   nbd-evcopy --no-extents --no-sparse "$src" "$tmpdir/no/such/dir"
-expect_error "source: $tmpdir: not a regular file or a block device" \
+expect_error "source: $tmpdir: not a regular file, a block device, a pipe or a character device" \
   nbd-evcopy --no-extents --no-sparse "$tmpdir" "$dst"
 
 stop_server dst

@@ -115,7 +115,7 @@ expect_error "destination is smaller than the source" \
   nbd-evcopy "$sparse" "$tmpdir/small.raw"
 cmp -s "$tmpdir/small.raw" <(head -c $mib /dev/zero) ||
   fail "small.raw was written"
-expect_error "not a regular file or a block device" \
+expect_error "not a regular file, a block device, a pipe or a character device" \
   nbd-evcopy "$sparse" "$tmpdir"
 
 # A block device: a loop device over a file, where the machine has

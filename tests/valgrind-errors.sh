@@ -112,3 +112,21 @@ done
   { cat "$tmpdir"/vg.* >&2; fail "nbd-evsum of a file"; }
 servers pattern 16M
 under_valgrind "write failed" nbd-evcopy "$tmpdir/file.raw" "$dst"
+
+# Streams (tools/lib/stream.c): a file to a pipe and a pipe to a new
+# file, nbd-evsum of standard input, and a reader that goes away
+# (EPIPE).
+"${vg[@]}" nbd-evcopy "$tmpdir/file.raw" - 2>/dev/null |
+  cmp - "$tmpdir/file.raw" || { cat "$tmpdir"/vg.* >&2; fail "a file to a pipe"; }
+rm -f "$tmpdir/copy.raw"
+cat "$tmpdir/file.raw" | "${vg[@]}" nbd-evcopy - "$tmpdir/copy.raw" ||
+  { cat "$tmpdir"/vg.* >&2; fail "a pipe to a file"; }
+cmp "$tmpdir/file.raw" "$tmpdir/copy.raw" || fail "a pipe to a file: differs"
+cat "$tmpdir/file.raw" | "${vg[@]}" nbd-evsum - >/dev/null ||
+  { cat "$tmpdir"/vg.* >&2; fail "nbd-evsum -"; }
+set +e
+"${vg[@]}" nbd-evcopy "$tmpdir/file.raw" - 2>"$tmpdir/err" | head -c 1000 >/dev/null
+status=${PIPESTATUS[0]}
+set -e
+[ "$status" -eq 1 ] || { cat "$tmpdir"/vg.* >&2; fail "EPIPE under valgrind: status $status"; }
+grep -q "Broken pipe" "$tmpdir/err" || fail "EPIPE under valgrind: $(cat "$tmpdir/err")"

@@ -39,6 +39,7 @@ TESTS_SH += \
 	tests/copy-unaligned-size.sh \
 	tests/copy-null.sh \
 	tests/file-endpoint.sh \
+	tests/pipe-endpoint.sh \
 	$(NULL)
 
 TESTS_SH += \
