@@ -32,6 +32,9 @@ struct stream_command {
  */
 static struct stream *opened[2];
 
+/* The pipe buffer asked for: the largest request (tools/lib/bounds.h). */
+#define PIPE_SIZE (1024 * 1024)
+
 static void
 restore_flags (void)
 {
@@ -119,6 +122,15 @@ stream_open (struct stream *s, struct ev_loop *loop, const char *name,
       s->saved_flags = flags;
       remember (s);
     }
+#ifdef F_SETPIPE_SZ
+    /* A pipe holds 64 KiB by default: a request of 1 MiB would take
+     * sixteen wake-ups of each side.  Linux lets any process grow it to
+     * /proc/sys/fs/pipe-max-size (1 MiB by default); where it cannot,
+     * the pipe stays as it was, only slower.
+     */
+    if (S_ISFIFO (st.st_mode))
+      fcntl (s->fd, F_SETPIPE_SZ, PIPE_SIZE);
+#endif
   }
   if (writing)
     signal (SIGPIPE, SIG_IGN);
