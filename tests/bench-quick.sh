@@ -131,6 +131,13 @@ blksum ()
            "qemu-img convert -n FILE DST" "nbd-evcopy FILE DST, through nbdkit"; do
     echo "10d $c"
   done
+  for c in "nbd-evcopy SRC - into cat" "nbdcopy SRC - into cat" \
+           "nbd-evcopy SRC - into sha256sum" "nbdcopy SRC - into sha256sum" \
+           "cat FILE into nbd-evcopy - DST" "cat FILE into nbdcopy - DST" \
+           "cat FILE into nbd-evsum -"; do
+    echo "10e $c"
+  done
+  [ -z "${BLKSUM:-}" ] || echo "10e cat FILE into blksum"
   for c in 10b 10c; do
     echo "$c nbd-evsum SRC"
     echo "$c nbd-evsum FILE"
@@ -216,6 +223,8 @@ cat >"$tmpdir/expected-claims" <<EOF2
 10a \`nbd-evcopy FILE NEWFILE\` / \`nbdcopy FILE NEWFILE\` below 0.833
 10d \`nbd-evcopy FILE DST\` / \`nbdcopy FILE DST\` below 0.833
 10d \`nbd-evcopy FILE DST\` / \`qemu-img convert -n FILE DST\` below 1.0
+10e \`nbd-evcopy SRC - into cat\` / \`nbdcopy SRC - into cat\` below 0.667
+10e \`cat FILE into nbd-evcopy - DST\` / \`cat FILE into nbdcopy - DST\` below 0.667
 10b \`nbd-evsum FILE\` / \`nbd-evsum SRC\` below 1.1
 10c \`nbd-evsum FILE\` / \`nbd-evsum SRC\` below 1.1
 11a \`nbd-evcopy\` / best of \`fixed: nbd-evcopy*\` below 1.1
