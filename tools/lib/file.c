@@ -158,6 +158,16 @@ queue (struct request *r)
     io_uring_prep_fsync (sqe, r->fd, 0);
     break;
   }
+  /* A buffered read of cached pages completes inside io_uring_enter,
+   * on the loop's thread, one after the other.  IOSQE_ASYNC hands it to
+   * the kernel's worker threads instead, which copy on the other cores
+   * while the loop sends, writes and hashes.  Writes stay inline: in
+   * the workers too they made a copy slower, not faster
+   * (docs/techniques.md, section 14).  O_DIRECT reads go to the device
+   * and complete asynchronously anyway.
+   */
+  if (r->op == REQ_READ && !(r->f->direct && r->fd == r->f->fd))
+    io_uring_sqe_set_flags (sqe, IOSQE_ASYNC);
   io_uring_sqe_set_data (sqe, r);
   r->f->queued++;
   return 0;

@@ -13,6 +13,9 @@
  *    the command and submitted together, one io_uring_enter for all the
  *    commands a turn of the loop started (file_update, from the
  *    program's prepare callback, like conn_update for a socket).
+ *    Buffered reads go to the kernel's worker threads (IOSQE_ASYNC),
+ *    so that copying cached pages runs beside the loop, not inside
+ *    its io_uring_enter.
  *
  *  - The completion queue signals an eventfd (io_uring_register_eventfd),
  *    which one ev_io watches.  Its callback reaps every completion and
