@@ -627,6 +627,19 @@ check_streams (struct copy *c, const struct copy_options *co)
   c->sparse = false;
 }
 
+/* A copy between two local files, through the page cache, with
+ * neither --requests nor --request-size: it gets a fixed depth
+ * (FILE_COPY_REQUESTS, tools/lib/bounds.h).  Not with --checksum,
+ * whose hash threads keep up better with more slots to work on.
+ */
+static bool
+file_to_file (const struct copy *c, const struct copy_options *co)
+{
+  return c->dst != NULL && c->src->kind == ENDPOINT_FILE &&
+    c->dst->kind == ENDPOINT_FILE && co->o.cache != IMAGE_CACHE_NONE &&
+    !co->checksum && !co->o.requests_given && !co->o.request_size_given;
+}
+
 /* Connect both ends and check every limit before the first byte is
  * read, so bad input never leaves a half-written destination; then the
  * depth, the ring and the maps.
@@ -639,9 +652,13 @@ setup_copy (struct engine *e, struct copy *c, const struct copy_options *co,
   if (c->dst != NULL && endpoint_read_only (c->dst))
     die ("destination: the server is read-only");
   check_streams (c, co);
-  engine_set_depth (e, co->o.requests, co->o.request_size,
-                    co->o.request_size_given, co->max_requests, co->max_size,
-                    co->checksum ? co->block_size : 1);
+  if (file_to_file (c, co))
+    engine_set_depth (e, FILE_COPY_REQUESTS, FILE_COPY_REQUEST_SIZE, true,
+                      FILE_COPY_REQUESTS, FILE_COPY_REQUEST_SIZE, 1);
+  else
+    engine_set_depth (e, co->o.requests, co->o.request_size,
+                      co->o.request_size_given, co->max_requests,
+                      co->max_size, co->checksum ? co->block_size : 1);
   c->pass.size = check_copy (c->src, c->dst);
   /* Both are powers of two, so the larger is a multiple of the other.
    * With --checksum, pieces start and end on hash blocks too, so that

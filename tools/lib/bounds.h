@@ -53,6 +53,16 @@
 #define ADAPT_MAX_SIZE (1024 * 1024)
 #define ADAPT_MEMORY (256 * 1024 * 1024)
 
+/* A copy from one local file to another (tools/lib/file.h), unless
+ * --requests or --request-size say otherwise: a fixed depth.  There is
+ * no round trip to cover, the reads run in the kernel's worker threads
+ * beside the loop, which writes, and a few requests keep both sides
+ * busy; more in flight, or larger requests, were slower
+ * (docs/techniques.md, section 14).
+ */
+#define FILE_COPY_REQUESTS 4
+#define FILE_COPY_REQUEST_SIZE (1024 * 1024)
+
 /* Requests in flight: at most 256.  256 x 32 MiB is already 8 GiB of
  * buffers, far past the point where more requests help.
  */
