@@ -42,6 +42,8 @@ for src in "$sparse" "$odd" "$zero"; do
   grep -q "destination: .*through io_uring" "$tmpdir/v" ||
     fail "$src: the destination was not written through io_uring"
   ! grep -q "served by" "$tmpdir/v" || fail "$src: a server was started"
+  grep -q "with 4 requests of 1048576 bytes (fixed)" "$tmpdir/v" ||
+    fail "$src: file to file without the fixed depth"
   cmp "$src" "$new" || fail "$src: the new file differs"
   [ "$(stat -c %s "$new")" -eq "$(stat -c %s "$src")" ] ||
     fail "$src: the new file is $(stat -c %s "$new") bytes"

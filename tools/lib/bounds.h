@@ -55,10 +55,8 @@
 
 /* A copy from one local file to another (tools/lib/file.h), unless
  * --requests or --request-size say otherwise: a fixed depth.  There is
- * no round trip to cover, the reads run in the kernel's worker threads
- * beside the loop, which writes, and a few requests keep both sides
- * busy; more in flight, or larger requests, were slower
- * (docs/techniques.md, section 14).
+ * no round trip to cover, and more in flight, or larger requests,
+ * were slower (docs/techniques.md, section 14).
  */
 #define FILE_COPY_REQUESTS 4
 #define FILE_COPY_REQUEST_SIZE (1024 * 1024)
