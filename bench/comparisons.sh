@@ -712,6 +712,43 @@ define_comparisons ()
   note "The tools grow the pipe to 1 MiB (F_SETPIPE_SZ); nbdcopy leaves it at 64 KiB."
   run
 
+  # Comparison 10f: direct I/O and the page cache side by side.  blksum
+  # reads a file through a qemu-nbd of its own with the page cache off
+  # unless given --cache; nbd-evsum and nbd-evcopy use the page cache
+  # unless given --cache=none (O_DIRECT).  Each pair reads the same way.
+  # nbdcopy has no direct I/O; qemu-img convert has -t none -T none.
+  begin 10f "Local images: direct I/O and the page cache, side by side"
+  claim "nbd-evsum at least 1.5x faster than blksum reading the same way, with the page cache and without; nbd-evcopy --cache=none no slower than qemu-img convert -t none -T none"
+  setup "{ [ -s \"\$BENCH_STATE/src.raw\" ] || nbdcopy -- [ nbdkit sparse-random $raw percent=50 seed=1 ] \"\$BENCH_STATE/src.raw\"; } && rm -f \"\$BENCH_STATE/dst.raw\""
+  cmd "nbd-evsum FILE" 'nbd-evsum "$BENCH_STATE/src.raw"'
+  cmd "nbd-evsum --cache=none FILE" 'nbd-evsum --cache=none "$BENCH_STATE/src.raw"'
+  cmd "nbd-evcopy --cache=none FILE NEWFILE" 'nbd-evcopy --cache=none "$BENCH_STATE/src.raw" "$BENCH_STATE/dst.raw"'
+  cmd "qemu-img convert -t none -T none FILE NEWFILE" 'qemu-img convert -t none -T none -f raw -O raw "$BENCH_STATE/src.raw" "$BENCH_STATE/dst.raw"'
+  if [ -n "$blksum" ]; then
+    cmd "blksum --cache FILE" '"$BLKSUM" --cache "$BENCH_STATE/src.raw"'
+    cmd "blksum FILE" '"$BLKSUM" "$BENCH_STATE/src.raw"'
+    note "The blksum rows run blkhash's blksum, BLKSUM=$blksum${blksum_fix:+ ($blksum_fix)}: without --cache its qemu-nbd reads the file with the page cache off, with --cache through it."
+    expect wall "nbd-evsum FILE" below 0.667 "blksum --cache FILE"
+    expect wall "nbd-evsum --cache=none FILE" below 0.667 "blksum FILE"
+  fi
+  expect wall "nbd-evcopy --cache=none FILE NEWFILE" no-more 1 "qemu-img convert -t none -T none FILE NEWFILE"
+  note "FILE is 10a's raw file; with the page cache it is cached after the warm-up run, without it every run reads the disk.  The copies make dst.raw, removed before every run (not timed)."
+  run
+
+  # Comparison 10g: downloading, an NBD server's image into a new local
+  # file the tools write themselves.
+  begin 10g "Local images: an NBD server's image downloaded into a new file"
+  claim "nbd-evcopy SRC NEWFILE at least 1.4x faster than nbdcopy"
+  setup "rm -f \"\$BENCH_STATE/dst.raw\""
+  source_server "nbdkit sparse-random $raw percent=50 seed=1"
+  baseline "nbdcopy SRC NEWFILE"
+  cmd "nbd-evcopy SRC NEWFILE" 'nbd-evcopy "$SRC" "$BENCH_STATE/dst.raw"'
+  cmd "nbdcopy SRC NEWFILE" 'nbdcopy -- "$SRC" "$BENCH_STATE/dst.raw"'
+  cmd "qemu-img convert SRC NEWFILE" 'qemu-img convert -f raw -O raw "$SRC" "$BENCH_STATE/dst.raw"'
+  expect wall "nbd-evcopy SRC NEWFILE" below 0.714 "nbdcopy SRC NEWFILE"
+  note "SRC is nbdkit sparse-random, $raw, half data; every copier asks it for block status and writes a new sparse file, removed before every run (not timed)."
+  run
+
   # The empty qcow2 twice: 10b starts SRC's qemu-nbd afresh before every
   # run, as the captive one is; 10c keeps one qemu-nbd for all the runs,
   # which then answers block status faster than a new one (it has read

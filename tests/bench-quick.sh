@@ -138,6 +138,16 @@ blksum ()
     echo "10e $c"
   done
   [ -z "${BLKSUM:-}" ] || echo "10e cat FILE into blksum"
+  for c in "nbd-evsum FILE" "nbd-evsum --cache=none FILE" \
+           "nbd-evcopy --cache=none FILE NEWFILE" \
+           "qemu-img convert -t none -T none FILE NEWFILE"; do
+    echo "10f $c"
+  done
+  [ -z "${BLKSUM:-}" ] || { echo "10f blksum --cache FILE"; echo "10f blksum FILE"; }
+  for c in "nbd-evcopy SRC NEWFILE" "nbdcopy SRC NEWFILE" \
+           "qemu-img convert SRC NEWFILE"; do
+    echo "10g $c"
+  done
   for c in 10b 10c; do
     echo "$c nbd-evsum SRC"
     echo "$c nbd-evsum FILE"
@@ -163,7 +173,12 @@ blksum ()
     done
   done
   # The link, where a namespace with tbf can be made.
-  if grep -q '^## 13a\. ' "$report"; then
+  # and 10f's two, before its copy claim.
+[ -z "${BLKSUM:-}" ] ||
+  sed -i -e '/^10f `nbd-evcopy --cache=none/i 10f `nbd-evsum FILE` / `blksum --cache FILE` below 0.667' \
+    -e '/^10f `nbd-evcopy --cache=none/i 10f `nbd-evsum --cache=none FILE` / `blksum FILE` below 0.667' \
+    "$tmpdir/expected-claims"
+if grep -q '^## 13a\. ' "$report"; then
     for c in 13a 13b; do
       echo "$c nbd-evcopy"
       echo "$c nbdcopy"
@@ -225,6 +240,8 @@ cat >"$tmpdir/expected-claims" <<EOF2
 10d \`nbd-evcopy FILE DST\` / \`qemu-img convert -n FILE DST\` below 1.0
 10e \`nbd-evcopy SRC - into cat\` / \`nbdcopy SRC - into cat\` below 0.667
 10e \`cat FILE into nbd-evcopy - DST\` / \`cat FILE into nbdcopy - DST\` below 0.667
+10f \`nbd-evcopy --cache=none FILE NEWFILE\` / \`qemu-img convert -t none -T none FILE NEWFILE\` no-more 1
+10g \`nbd-evcopy SRC NEWFILE\` / \`nbdcopy SRC NEWFILE\` below 0.714
 10b \`nbd-evsum FILE\` / \`nbd-evsum SRC\` below 1.1
 10c \`nbd-evsum FILE\` / \`nbd-evsum SRC\` below 1.1
 11a \`nbd-evcopy\` / best of \`fixed: nbd-evcopy*\` below 1.1
