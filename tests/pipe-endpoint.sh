@@ -8,7 +8,7 @@
 # destination, a reader that goes away (EPIPE, not SIGPIPE), SIGINT,
 # and the options a stream cannot honour.
 source "$abs_top_srcdir/tests/functions.sh"
-requires nbdkit nbdcopy cmp sha256sum stat mkfifo head
+requires nbdkit nbdcopy cmp sha256sum stat mkfifo head timeout python3
 
 mib=$((1024 * 1024))
 
@@ -141,3 +141,85 @@ expect_error "--checksum: the digest goes to standard output" \
   nbd-evcopy --checksum "$odd" -
 expect_error "--destination-is-zero: destination has no holes to leave" \
   nbd-evcopy --destination-is-zero "$odd" -
+
+# A failure with stream commands queued ends the copy, with its line:
+# a read that fails late while the writes after it wait for its bytes,
+# and a write that fails while the next read waits for a producer that
+# sends nothing more.
+cat >"$tmpdir/late.sh" <<'EOF2'
+#!/bin/sh
+case "$1" in
+  get_size) echo 1048576 ;;
+  thread_model) echo parallel ;;
+  pread)
+    if [ "$4" = 0 ]; then sleep 1; echo "EIO late failure at 0" >&2; exit 1; fi
+    head -c "$3" /dev/zero ;;
+  *) exit 2 ;;
+esac
+EOF2
+chmod +x "$tmpdir/late.sh"
+expect_error "source: read failed at offset 0 length 65536" \
+  timeout 60 nbd-evcopy --requests=4 --request-size=64k \
+    [ nbdkit sh "$tmpdir/late.sh" ] -
+nbdkit -U - pattern 1M --run "nbdcopy \"\$uri\" $tmpdir/pattern.raw" ||
+  fail "cannot make pattern.raw"
+rm -f "$tmpdir/fifo2"
+mkfifo "$tmpdir/fifo2"
+( head -c 65536 "$tmpdir/pattern.raw"; exec sleep 120 ) >"$tmpdir/fifo2" &
+producer=$!
+status=0
+expect_error "destination: write failed at offset 0 length 65536" \
+  timeout 60 nbd-evcopy --requests=2 --request-size=64k "$tmpdir/fifo2" \
+    [ nbdkit --filter=error memory 1M error-pwrite=EIO error-pwrite-rate=100% ] ||
+  status=1
+kill $producer
+[ $status -eq 0 ] || fail "a write failure with a read waiting"
+
+# A destination of nothing: a stream with a byte is too long, an empty
+# one fits.
+expect_error "more data than the destination holds (0 bytes)" \
+  nbd-evcopy - [ nbdkit memory 0 ] <"$odd"
+nbd-evcopy - [ nbdkit memory 0 ] </dev/null || fail "an empty stream to 0 bytes"
+
+# Standard input or output closed: one line, and no file left behind.
+rm -f "$tmpdir/new.raw"
+expect_error "source: standard input is closed" \
+  nbd-evcopy - "$tmpdir/new.raw" <&-
+[ ! -e "$tmpdir/new.raw" ] || fail "closed standard input left new.raw"
+set +e
+nbd-evcopy "$odd" - >&- 2>"$tmpdir/err"
+status=$?
+set -e
+[ $status -eq 1 ] && [ "$(wc -l <"$tmpdir/err")" -eq 1 ] &&
+  grep -q "destination: standard output is closed" "$tmpdir/err" ||
+  fail "closed standard output: status $status, $(cat "$tmpdir/err")"
+expect_error "nbd-evsum: standard input is closed" nbd-evsum - <&-
+
+# A file served by nbdkit cannot grow to what a stream gives: refused,
+# and the new file removed again.
+expect_error "new.raw is served by nbdkit here (no io_uring), which cannot make it grow" \
+  env NBD_EV_NO_IO_URING=1 nbd-evcopy - "$tmpdir/new.raw" <"$odd"
+[ ! -e "$tmpdir/new.raw" ] || fail "the refused copy left new.raw"
+
+# A FIFO nobody opens: the wait for it ends with SIGINT (timeout sends
+# it after 2 s; 124 means the program went, 137 that it had to be
+# killed).
+rm -f "$tmpdir/fifo3"
+mkfifo "$tmpdir/fifo3"
+set +e
+timeout -s INT -k 20 2 nbd-evcopy "$odd" "$tmpdir/fifo3"
+status=$?
+set -e
+[ $status -eq 124 ] || fail "waiting for a FIFO's reader: status $status after SIGINT"
+
+# --checksum to a FIFO or a character device: the digest still goes to
+# standard output, which is not the destination.
+[ "$(nbd-evcopy --checksum "$odd" /dev/null)" = "$want  $odd" ] ||
+  fail "--checksum to /dev/null"
+
+# A Unix socket's path is not an image: the message says how to name
+# the server on it.
+python3 -c "import socket, sys; socket.socket (socket.AF_UNIX).bind (sys.argv[1])" \
+  "$tmpdir/s.sock"
+expect_error "a socket: for an NBD server listening there, give nbd+unix:///?socket=$tmpdir/s.sock" \
+  nbd-evcopy "$tmpdir/s.sock" "$tmpdir/new.raw"

@@ -44,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <libnbd.h>
 
@@ -364,8 +365,12 @@ fill_from_stream (struct copy *c)
   struct engine *e = p->e;
   struct slot *slot;
 
+  /* A destination of 0 bytes still gets its one read: of nothing, to
+   * find out whether the stream has more (tools/lib/stream.h).
+   */
   if (engine_stopping (p) || e->reads > 0 || endpoint_ended (c->src) ||
-      p->next_offset >= p->size || e->ring->in_use >= e->depth.requests)
+      (p->next_offset >= p->size && (p->size > 0 || c->nr_reads > 0)) ||
+      e->ring->in_use >= e->depth.requests)
     return;
   slot = engine_take (p, MIN (e->depth.request_size,
                               p->size - p->next_offset), true);
@@ -450,6 +455,13 @@ stopped (struct pass *p)
   struct copy *c = (struct copy *) p;
   struct engine *e = p->e;
 
+  /* A stream's copy into a new file: zeroes below the offset reported
+   * may be holes past the file's end, which must read as zeroes too.
+   */
+  if (e->stop.signum != 0 && p->open_ended && c->dst != NULL &&
+      endpoint_extend (c->dst, ring_low_water (e->ring,
+                                               p->next_offset)) == -1)
+    message ("destination: cannot extend it: %s", strerror (errno));
   return e->stop.signum == 0 || !c->want_flush ||
     !endpoint_ready (c->dst) || ring_first_failed (e->ring) != NULL ||
     endpoint_flush (c->dst, &c->flush, &e->stop);
@@ -612,14 +624,25 @@ describe_copy (const struct engine *e, const struct copy *c,
  * looking for zeroes in what was read.
  */
 static void
-check_streams (struct copy *c, const struct copy_options *co)
+check_streams (struct copy *c, const struct copy_options *co,
+               const struct image *dst_img)
 {
+  struct stat st;
+
   c->pass.open_ended = c->src->kind == ENDPOINT_STREAM;
+  /* A file the program writes itself grows to what the stream gives;
+   * nbdkit's file plugin serves a file of the size it had.
+   */
+  if (c->pass.open_ended && c->dst != NULL && c->dst->kind == ENDPOINT_NBD &&
+      dst_img->kind == IMAGE_FILE && stat (dst_img->path, &st) == 0 &&
+      S_ISREG (st.st_mode))
+    die ("destination: %s is served by nbdkit here (no io_uring), which "
+         "cannot make it grow to what the stream gives", dst_img->name);
   if (c->dst == NULL || c->dst->kind != ENDPOINT_STREAM)
     return;
   if (co->verify)
     die ("--verify: %s cannot be read back", c->dst->name);
-  if (co->checksum)
+  if (co->checksum && strcmp (dst_img->path, "-") == 0)
     die ("--checksum: the digest goes to standard output, which is the "
          "destination");
   if (co->destination_is_zero)
@@ -653,7 +676,7 @@ setup_copy (struct engine *e, struct copy *c, const struct copy_options *co,
   connect_both (e, c, co, images);
   if (c->dst != NULL && endpoint_read_only (c->dst))
     die ("destination: the server is read-only");
-  check_streams (c, co);
+  check_streams (c, co, &images[1]);
   if (file_to_file (c, co)) {
     engine_set_depth (e, FILE_COPY_REQUESTS, FILE_COPY_REQUEST_SIZE, true,
                       FILE_COPY_REQUESTS, FILE_COPY_REQUEST_SIZE, 1);

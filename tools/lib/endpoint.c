@@ -66,9 +66,16 @@ open_stream (struct endpoint *ep, struct ev_loop *loop, const char *name,
 {
   char why[4096];
 
+  const char *std = writing ? "standard output" : "standard input";
+
   /* nbd-evsum names an endpoint by its image: "-" says little. */
   if (strcmp (name, "-") == 0)
-    ep->name = name = writing ? "standard output" : "standard input";
+    ep->name = name = std;
+  if (strcmp (img->path, "-") == 0 && !img->std_open[writing]) {
+    if (name == std)
+      die ("%s is closed", std);
+    die ("%s: %s is closed", name, std);
+  }
   if (stream_open (&ep->stream, loop, name, img->path, writing, why,
                    sizeof why) != 0)
     die ("%s: %s", name, why);
@@ -306,11 +313,16 @@ endpoint_busy (const struct endpoint *ep)
 }
 
 void
-endpoint_check (struct endpoint *ep, struct stop *s)
+endpoint_check (const struct endpoint *ep, struct stop *s)
 {
   if (ep->kind == ENDPOINT_NBD)
     server_check (&ep->server, s);
-  else if (ep->kind == ENDPOINT_STREAM && stop_requested (s))
+}
+
+void
+endpoint_stopping (struct endpoint *ep)
+{
+  if (ep->kind == ENDPOINT_STREAM)
     stream_cancel (&ep->stream);
 }
 

@@ -149,11 +149,17 @@ bool endpoint_ready (const struct endpoint *ep);
 bool endpoint_busy (const struct endpoint *ep);
 
 /* From the prepare callback: a lost connection or a timeout first
- * (server_check), and a stream's queue dropped once stopping
- * (stream_cancel); and, last, submit or wait for what was started.
+ * (server_check), and, last, submit or wait for what was started.
  */
-void endpoint_check (struct endpoint *ep, struct stop *s);
+void endpoint_check (const struct endpoint *ep, struct stop *s);
 void endpoint_update (struct endpoint *ep);
+
+/* From the prepare callback, once the program is stopping, before it
+ * asks whether anything is in flight: a stream's queued commands fail
+ * (stream_cancel), since no earlier write will come to let them go and
+ * a read may wait for its producer forever.
+ */
+void endpoint_stopping (struct endpoint *ep);
 
 /* True if conn (a slot's) is one of ep's.  Then the name for messages
  * about a command on it, and the text of its error err.

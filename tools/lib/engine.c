@@ -446,6 +446,9 @@ prepare_cb (struct ev_loop *loop, ev_prepare *w, int revents)
    * nothing would wake the loop for it: report it now.
    */
   check_failures (e, p);
+  if (stop_requested (&e->stop))
+    for (i = 0; i < e->nr_endpoints; i++)
+      endpoint_stopping (&e->endpoints[i]);
   if (pass_over (e, p))
     ev_break (loop, EVBREAK_ALL);
   for (i = 0; i < e->nr_endpoints; i++)

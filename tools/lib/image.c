@@ -138,6 +138,8 @@ image_parse (struct image *img, int argc, char *const argv[], int *i)
     if (strcmp (argv[first], "-") == 0) {
       img->kind = IMAGE_STREAM;
       img->path = argv[first];
+      img->std_open[0] = fcntl (STDIN_FILENO, F_GETFD) != -1;
+      img->std_open[1] = fcntl (STDOUT_FILENO, F_GETFD) != -1;
     }
     else if (is_uri (argv[first])) {
       img->kind = IMAGE_URI;
@@ -395,9 +397,12 @@ image_prepare (struct image *img, const char *role, bool writing,
   case IMAGE_FILE:
     if (stat (img->path, &st) == -1)
       die ("%s: %s", who, strerror (errno));
+    /* An NBD server's socket is named by a URI. */
+    if (S_ISSOCK (st.st_mode))
+      die ("%s: a socket: for an NBD server listening there, give "
+           "nbd+unix:///?socket=%s", who, img->path);
     /* Something with no offsets is read or written in order. */
-    if (S_ISFIFO (st.st_mode) || S_ISCHR (st.st_mode) ||
-        S_ISSOCK (st.st_mode)) {
+    if (S_ISFIFO (st.st_mode) || S_ISCHR (st.st_mode)) {
       img->kind = IMAGE_STREAM;
       return;
     }

@@ -92,6 +92,11 @@ struct image {
   const char *format;           /* IMAGE_FILE: "raw" or "qcow2" */
   char *server_path;            /* IMAGE_FILE: the path as its server's
                                    command line gives it */
+  bool std_open[2];             /* IMAGE_STREAM "-": whether standard
+                                   input and output were open when the
+                                   image was parsed, before the loop's
+                                   own descriptors could take their
+                                   numbers */
 };
 
 /* Take one image from argv[*i], argv[*i + 1], ... (argc in all), and

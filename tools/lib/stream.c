@@ -74,6 +74,28 @@ forget (struct stream *s)
 
 static void io_cb (struct ev_loop *loop, ev_io *w, int revents);
 
+/* open(2), which for a FIFO waits until its other end is opened too.
+ * The loop's signal watchers cannot run meanwhile, so SIGINT and
+ * SIGTERM get their default action back for the wait: nothing has been
+ * read or written yet.  -1 with errno if it fails.
+ */
+static int
+open_waiting (const char *path, bool writing)
+{
+  struct sigaction dfl = { .sa_handler = SIG_DFL }, old_int, old_term;
+  int fd, err;
+
+  sigemptyset (&dfl.sa_mask);
+  sigaction (SIGINT, &dfl, &old_int);
+  sigaction (SIGTERM, &dfl, &old_term);
+  fd = open (path, (writing ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
+  err = errno;
+  sigaction (SIGINT, &old_int, NULL);
+  sigaction (SIGTERM, &old_term, NULL);
+  errno = err;
+  return fd;
+}
+
 int
 stream_open (struct stream *s, struct ev_loop *loop, const char *name,
              const char *path, bool writing, char *why, size_t len)
@@ -90,7 +112,7 @@ stream_open (struct stream *s, struct ev_loop *loop, const char *name,
   if (strcmp (path, "-") == 0)
     s->fd = writing ? STDOUT_FILENO : STDIN_FILENO;
   else {
-    s->fd = open (path, (writing ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
+    s->fd = open_waiting (path, writing);
     if (s->fd == -1) {
       snprintf (why, len, "%s: %s", path, strerror (errno));
       return errno;
@@ -103,8 +125,8 @@ stream_open (struct stream *s, struct ev_loop *loop, const char *name,
   }
   /* Binary data on a terminal helps nobody, as gzip says too. */
   if (writing && isatty (s->fd)) {
-    snprintf (why, len, "standard output is a terminal: redirect it or "
-              "pipe it into a program");
+    snprintf (why, len, "%s is a terminal: redirect it or pipe it into a "
+              "program", s->close_fd ? path : "standard output");
     return ENOTTY;
   }
   /* Only a pipe or socket may block once ready: a write of more than
@@ -122,6 +144,7 @@ stream_open (struct stream *s, struct ev_loop *loop, const char *name,
       s->saved_flags = flags;
       remember (s);
     }
+    s->nonblocking = true;
 #ifdef F_SETPIPE_SZ
     /* A pipe holds 64 KiB by default: a request of 1 MiB would take
      * sixteen wake-ups of each side.  Linux lets any process grow it to
@@ -285,20 +308,25 @@ static void
 io_cb (struct ev_loop *loop, ev_io *w, int revents)
 {
   struct stream *s = (struct stream *) w;
+  int err;
 
   while (head_ready (s)) {
     if (s->ended && !s->writing) {
       complete_head (s, 0);     /* nothing more will come */
       continue;
     }
-    if (step_head (s) == 0)
+    if (step_head (s) == 0) {
+      if (!s->nonblocking)
+        break;                  /* the next might block: wait to be told */
       continue;
+    }
     if (errno == EINTR)
       continue;
-    if (errno == EAGAIN || errno == EWOULDBLOCK)
+    err = errno;
+    if (err == EAGAIN || err == EWOULDBLOCK)
       break;
     while (s->queue != NULL)
-      complete_head (s, errno);
+      complete_head (s, err);
   }
   stream_update (s);
 }

@@ -27,10 +27,13 @@
  * command at the head of the queue can go (ev_io is level-triggered, so
  * a watcher with nothing to do would wake the loop at once, every
  * time).  A pipe or socket is made non-blocking while the program
- * uses it, and given back as it was; anything else (a terminal,
- * /dev/zero, a regular file given as "-") never blocks once ready, or
- * never blocks at all, and libev treats a regular file as always
- * ready.  SIGPIPE is ignored, so that a reader that goes away
+ * uses it, and given back as it was, and each wake-up moves bytes until
+ * it would block.  Anything else (a terminal, /dev/zero, a regular file
+ * given as "-") stays as it was and gets one read or write per wake-up,
+ * which readiness promises will not block; libev treats a regular file
+ * as always ready.  Opening a FIFO waits for its other end, with
+ * SIGINT and SIGTERM at their default action meanwhile, so that Ctrl-C
+ * still ends a program that has read and written nothing yet.  SIGPIPE is ignored, so that a reader that goes away
  * (`| head -c 1M`) is a write failing with EPIPE, which the program
  * reports with its offset, not a death by signal.
  */
@@ -54,6 +57,9 @@ struct stream {
   bool writing;
   bool close_fd;                /* opened here, not standard input or
                                    output */
+  bool nonblocking;             /* a pipe or socket, made non-blocking:
+                                   moved until EAGAIN; anything else one
+                                   read or write per wake-up */
   int saved_flags;              /* fcntl flags to give back, or -1 */
   uint64_t offset;              /* bytes moved so far */
   uint64_t limit;               /* reading: the most it may give */
