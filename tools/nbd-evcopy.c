@@ -652,10 +652,8 @@ check_streams (struct copy *c, const struct copy_options *co,
 
 /* A copy between two local files, through the page cache, with
  * neither --requests nor --request-size: it gets a fixed depth
- * (FILE_COPY_REQUESTS, tools/lib/bounds.h), and its reads complete
- * inside the loop's submit, as its writes do (tools/lib/file.h).  Not
- * with --checksum, whose hash threads keep up better with more slots
- * to work on.
+ * (FILE_COPY_REQUESTS, tools/lib/bounds.h).  Not with --checksum,
+ * whose hash threads keep up better with more slots to work on.
  */
 static bool
 file_to_file (const struct copy *c, const struct copy_options *co)
@@ -677,11 +675,9 @@ setup_copy (struct engine *e, struct copy *c, const struct copy_options *co,
   if (c->dst != NULL && endpoint_read_only (c->dst))
     die ("destination: the server is read-only");
   check_streams (c, co, &images[1]);
-  if (file_to_file (c, co)) {
+  if (file_to_file (c, co))
     engine_set_depth (e, FILE_COPY_REQUESTS, FILE_COPY_REQUEST_SIZE, true,
                       FILE_COPY_REQUESTS, FILE_COPY_REQUEST_SIZE, 1);
-    endpoint_reads_inline (c->src);
-  }
   else
     engine_set_depth (e, co->o.requests, co->o.request_size,
                       co->o.request_size_given, co->max_requests,

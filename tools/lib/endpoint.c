@@ -149,13 +149,6 @@ endpoint_ended (const struct endpoint *ep)
 }
 
 void
-endpoint_reads_inline (struct endpoint *ep)
-{
-  if (ep->kind == ENDPOINT_FILE)
-    ep->file.reads_inline = true;
-}
-
-void
 endpoint_set_limit (struct endpoint *ep, uint64_t limit)
 {
   if (ep->kind == ENDPOINT_STREAM)

@@ -94,12 +94,6 @@ int endpoint_extend (struct endpoint *ep, uint64_t size);
  */
 bool endpoint_ended (const struct endpoint *ep);
 
-/* A file's buffered reads complete inside the loop's submit instead of
- * in the kernel's worker threads (tools/lib/file.h): for a copy from
- * one file to another.  Nothing for anything else.
- */
-void endpoint_reads_inline (struct endpoint *ep);
-
 /* A stream read fails with EFBIG past limit bytes (tools/lib/stream.h). */
 void endpoint_set_limit (struct endpoint *ep, uint64_t limit);
 

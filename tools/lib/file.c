@@ -161,15 +161,12 @@ queue (struct request *r)
   /* A buffered read of cached pages completes inside io_uring_enter,
    * on the loop's thread, one after the other.  IOSQE_ASYNC hands it to
    * the kernel's worker threads instead, which copy on the other cores
-   * while the loop sends and hashes.  Writes stay inline: in the
-   * workers too they made a copy slower, not faster; and a copy from
-   * one file to another keeps its reads inline as well (reads_inline),
-   * which was faster and far steadier there (docs/techniques.md,
+   * while the loop sends, writes and hashes.  Not the writes: with
+   * IOSQE_ASYNC on them too a copy was slower (docs/techniques.md,
    * section 14).  O_DIRECT reads go to the device and complete
    * asynchronously anyway.
    */
-  if (r->op == REQ_READ && !r->f->reads_inline &&
-      !(r->f->direct && r->fd == r->f->fd))
+  if (r->op == REQ_READ && !(r->f->direct && r->fd == r->f->fd))
     io_uring_sqe_set_flags (sqe, IOSQE_ASYNC);
   io_uring_sqe_set_data (sqe, r);
   r->f->queued++;

@@ -15,7 +15,7 @@
  *    program's prepare callback, like conn_update for a socket).
  *    Buffered reads go to the kernel's worker threads (IOSQE_ASYNC),
  *    so that copying cached pages runs beside the loop, not inside
- *    its io_uring_enter, unless reads_inline is set.
+ *    its io_uring_enter.
  *
  *  - The completion queue signals an eventfd (io_uring_register_eventfd),
  *    which one ev_io watches.  Its callback reaps every completion and
@@ -83,9 +83,6 @@ struct file {
                                    block device's, or O_DIRECT's */
   bool block_device;
   bool direct;                  /* fd is O_DIRECT */
-  bool reads_inline;            /* buffered reads complete inside the
-                                   submit, not in the kernel's workers
-                                   (set by the caller after file_open) */
   unsigned in_flight;           /* commands submitted or queued */
   unsigned queued;              /* prepared, not yet submitted */
   struct request *spare;        /* requests over, to reuse (file.c) */
