@@ -151,8 +151,9 @@ stream_open (struct stream *s, struct ev_loop *loop, const char *name,
      * /proc/sys/fs/pipe-max-size (1 MiB by default); where it cannot,
      * the pipe stays as it was, only slower.
      */
-    if (S_ISFIFO (st.st_mode))
-      fcntl (s->fd, F_SETPIPE_SZ, PIPE_SIZE);
+    if (S_ISFIFO (st.st_mode) && fcntl (s->fd, F_SETPIPE_SZ, PIPE_SIZE) == -1)
+      debug ("%s: the pipe stays at its size: F_SETPIPE_SZ: %s", name,
+             strerror (errno));
 #endif
   }
   if (writing)
