@@ -3,10 +3,10 @@
  * nbd-evcopy and nbd-evsum run one loop: a ring of slots (common/ring.h),
  * each a piece of the image on its way through a few steps, in one libev
  * loop with one ev_prepare callback.  The engine owns what they share:
- * the endpoints, servers or local files (tools/lib/endpoint.h), the ring and
- * its buffers (tools/lib/buffers.h), the depth (tools/lib/depth.h), the
- * stop and its signals (tools/lib/stop.h), progress, and the prepare
- * callback's frame.
+ * the endpoints, servers, local files or streams (tools/lib/endpoint.h),
+ * the ring and its buffers (tools/lib/buffers.h), the depth
+ * (tools/lib/depth.h), the stop and its signals (tools/lib/stop.h),
+ * progress, and the prepare callback's frame.
  * What differs is a pass (struct pass): one run of the loop over an
  * image, with its own plan, steps and counters.  nbd-evsum runs one pass
  * per image; nbd-evcopy one to copy, and with --verify a second one that
@@ -35,7 +35,10 @@
  *  5. Once every byte is done (and ops->finished agrees: a flush), or
  *     when stopping once nothing is in flight (and ops->stopped agrees),
  *     the loop breaks.  Last, each connection waits for what its handle
- *     now wants, and each file submits what was started (endpoint_update).
+ *     now wants, each file submits what was started, and each stream
+ *     watches its descriptor while it has work (endpoint_update).  When
+ *     stopping, a stream's queued commands fail first
+ *     (endpoint_stopping): nothing else would end them.
  *
  * A slot's step is kept in slot->kind (enum step); slot->state (the
  * ring's) says whether the step is running, finished or failed.  What

@@ -22,7 +22,6 @@ struct stream_command {
   char *buf;                    /* read into, or written from */
   uint64_t offset, length, done;
   uint64_t *got;                /* a read's: bytes read, at the end */
-  bool probed;                  /* a read at the limit looked past it */
   nbd_completion_callback cb;
 };
 
@@ -277,7 +276,6 @@ step_head (struct stream *s)
     /* A read that reached the limit, with the end not yet seen. */
     if (probe (s, &more) == -1)
       return -1;
-    c->probed = true;
     s->ended = !more;
     complete_head (s, more ? EFBIG : 0);
     return 0;
