@@ -28,8 +28,10 @@ depth_sample (struct depth *d, uint64_t bytes, struct depth_mark taken,
   uint64_t rtt = MAX (now_ns - taken.ns, 1);
   double rate;
 
-  if (d->epoch_start_ns == 0)
+  if (d->epoch_start_ns == 0) {
     d->epoch_start_ns = taken.ns;
+    d->epoch_bytes = d->requests * d->request_size;
+  }
   d->delivered += bytes;
   /* BBR's delivery rate: what was delivered while this slot was out,
    * over how long it was out.  It is the rate of the depth the slot
@@ -40,6 +42,11 @@ depth_sample (struct depth *d, uint64_t bytes, struct depth_mark taken,
     d->epoch_rate = rate;
   if (d->epoch_rtt_ns == 0 || rtt < d->epoch_rtt_ns)
     d->epoch_rtt_ns = rtt;
+  if (d->drain_ns > 0 && taken.ns >= d->drain_ns) {
+    d->drained++;
+    if (d->drain_rtt_ns == 0 || rtt < d->drain_rtt_ns)
+      d->drain_rtt_ns = rtt;
+  }
 }
 
 /* The estimates, each as BBR keeps it: the highest rate of the last
@@ -89,7 +96,9 @@ set_depth (struct depth *d, double target, bool grow_only)
 /* While starting, the depth grows as soon as a slot shows more rate
  * than the estimate, not only once an epoch: each slot's rate is that
  * of the depth a round trip ago, so waiting for the epoch's end as well
- * would add a round trip to every step of the climb.
+ * would add a round trip to every step of the climb.  It grows to at
+ * most the startup gain times the depth the epoch began with, the most
+ * a round trip can show to be needed.
  */
 static bool
 startup_grow (struct depth *d, uint64_t now_ns)
@@ -101,7 +110,47 @@ startup_grow (struct depth *d, uint64_t now_ns)
     d->rtprop_ns = d->epoch_rtt_ns;
     d->rtprop_at_ns = now_ns;
   }
-  return set_depth (d, STARTUP_GAIN * d->btlbw * d->rtprop_ns / 1e9, true);
+  return set_depth (d, MIN (STARTUP_GAIN * d->btlbw * d->rtprop_ns / 1e9,
+                            STARTUP_GAIN * d->epoch_bytes), true);
+}
+
+/* Once starting is over, the round trip is measured again with the
+ * depth it started with, as BBR's PROBE_RTT does: the climb leaves
+ * requests queued in the servers, and against a near server the
+ * shortest round trip seen so far may be one of the slow first tenths
+ * of a second, so that what the path holds would be taken for more
+ * than it is.  The depth stays there until twice min_requests slots
+ * taken since have come back, the first of them still queued behind
+ * the deeper depth's; the shorter of their round trip and the one
+ * known before is the path's, and the depth follows it.
+ */
+static bool
+start_drain (struct depth *d, uint64_t now_ns)
+{
+  d->drain_ns = now_ns;
+  d->drained = 0;
+  d->drain_rtt_ns = 0;
+  if (d->requests == d->min_requests && d->request_size == d->min_size)
+    return false;
+  d->requests = d->min_requests;
+  d->request_size = d->min_size;
+  return true;
+}
+
+static bool
+drain (struct depth *d, uint64_t now_ns)
+{
+  if (d->drained < 2 * d->min_requests)
+    return false;
+  d->drain_ns = 0;
+  if (d->drain_rtt_ns < d->rtprop_ns) {
+    d->rtprop_ns = d->drain_rtt_ns;
+    d->rtprop_at_ns = now_ns;
+  }
+  d->epoch_start_ns = now_ns;
+  d->epoch_rate = 0;
+  d->epoch_rtt_ns = 0;
+  return set_depth (d, STEADY_GAIN * d->btlbw * d->rtprop_ns / 1e9, false);
 }
 
 bool
@@ -109,10 +158,13 @@ depth_update (struct depth *d, uint64_t now_ns)
 {
   uint64_t length, rtt;
   unsigned slot;
+  double target, now;
 
   d->changed = false;
   if (d->epoch_start_ns == 0 || d->epoch_rtt_ns == 0)
     return false;               /* nothing measured yet */
+  if (d->drain_ns > 0)
+    return d->changed = drain (d, now_ns);
   length = now_ns - d->epoch_start_ns;
   if (length < EPOCH_MIN_NS ||
       length < (d->startup ? 1 : EPOCH_RTTS) * d->epoch_rtt_ns)
@@ -133,14 +185,25 @@ depth_update (struct depth *d, uint64_t now_ns)
       d->full_rate = d->rate[slot];
       d->flat_epochs = 0;
     }
-    else if (++d->flat_epochs >= 3)
+    else if (++d->flat_epochs >= 3) {
       d->startup = false;
+      return d->changed = start_drain (d, now_ns);
+    }
   }
   estimate (d, rtt, now_ns);
 
-  /* What the path holds, times the gain. */
-  d->changed = set_depth (d, (d->startup ? STARTUP_GAIN : STEADY_GAIN) *
-                          d->btlbw * d->rtprop_ns / 1e9, false);
+  /* What the path holds, times the gain; once started, only a change of
+   * more than DEPTH_HYSTERESIS either way.
+   */
+  target = (d->startup ? STARTUP_GAIN : STEADY_GAIN) * d->btlbw *
+    d->rtprop_ns / 1e9;
+  if (d->startup)
+    target = MIN (target, STARTUP_GAIN * d->epoch_bytes);
+  now = (double) d->requests * d->request_size;
+  if (d->startup || target > now * DEPTH_HYSTERESIS ||
+      target * DEPTH_HYSTERESIS < now)
+    d->changed = set_depth (d, target, false);
+  d->epoch_bytes = d->requests * d->request_size;
   return d->changed;
 }
 

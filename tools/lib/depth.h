@@ -36,15 +36,28 @@
  * An epoch lasts a round trip while starting and EPOCH_RTTS round
  * trips after, and at least EPOCH_MIN_NS: long enough for a rate, short
  * enough to ramp up in a fraction of a second against a server 10 ms
- * away.  Bytes in
- * flight come first from larger requests (up to max_size, within the
- * servers' maximum block sizes), then from more of them (up to
- * max_requests), never below the starting values, so that a server that
- * answers at once gets at least what the fixed defaults gave it.  The
- * buffers are allocated once for the most: max_requests x max_size is
- * the bound on memory.  An option given explicitly (--requests,
- * --request-size) fixes its value.  No libnbd, no libev: the program
- * passes in the times.  docs/techniques.md has the figures.
+ * away.
+ *
+ * Bytes in flight come first from larger requests (up to max_size,
+ * within the servers' maximum block sizes), then from more of them (up
+ * to max_requests).  The buffers are allocated once for the most:
+ * max_requests x max_size is the bound on memory.
+ *
+ * Three things keep the depth from growing for nothing:
+ *  - While starting it grows at most by the startup gain per epoch.
+ *  - When starting is over, it drains: back to where it started until
+ *    two rounds of slots have come back, to measure the round trip
+ *    with less queued (BBR's PROBE_RTT).  The first tenths of a second
+ *    against a near server are slow while the servers and the kernel
+ *    warm up, and look like a far server; without the drain, the
+ *    round trip of that time would keep the depth high.
+ *  - Once started, it follows the estimates only when they ask for
+ *    more than DEPTH_HYSTERESIS times more or less than it has, so
+ *    that noise in the round trips does not move it back and forth.
+ * It never goes below where it started.
+ *
+ * An option given explicitly (--requests, --request-size) fixes its
+ * value.  No libnbd, no libev: the program passes in the times.
  */
 
 #ifndef NBD_LIBEV_EXAMPLES_DEPTH_H
@@ -60,12 +73,18 @@
 #define EPOCH_MIN_NS 20000000   /* 20 ms */
 #define STARTUP_GAIN 2.885      /* 2 / ln 2 */
 #define STEADY_GAIN 2.0
+#define DEPTH_HYSTERESIS 1.25
 
 struct depth {
   unsigned requests;            /* slots that may be in use now */
   uint64_t request_size;        /* bytes per data request now */
   unsigned min_requests, max_requests;
   uint64_t min_size, max_size;
+  uint64_t epoch_bytes;         /* startup: the depth's bytes when the
+                                   epoch began */
+  uint64_t drain_ns;            /* 0, or when draining began */
+  unsigned drained;             /* slots back that were taken after */
+  uint64_t drain_rtt_ns;        /* their shortest round trip */
   bool changed;                 /* the last depth_update changed them */
   uint64_t epoch_start_ns;      /* 0: no epoch started yet */
   uint64_t delivered;           /* bytes of all slots sampled */
