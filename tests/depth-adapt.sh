@@ -3,7 +3,7 @@
 # (tools/lib/depth.h), without judging speed:
 #  - against servers that answer each read and write after 10 ms
 #    (nbdkit's delay filter) the bytes in flight grow past the starting
-#    16 x 256 KiB, -v says each change, and the copy is exact;
+#    4 x 256 KiB, -v says each change, and the copy is exact;
 #  - against servers that answer at once they stay within the bound
 #    (ADAPT_MEMORY, 256 MiB of buffers) and do not run away, and the
 #    memory touched stays far below the buffers allocated
@@ -21,7 +21,7 @@ read_back "$src" "$tmpdir/src.img"
 nbd-evcopy -v "$src" "$dst" 2>"$tmpdir/v" || fail "copy failed: $(grep -v slot "$tmpdir/v")"
 read_back "$dst" "$tmpdir/dst.img"
 cmp "$tmpdir/src.img" "$tmpdir/dst.img" || fail "the copy differs"
-grep -q 'with 16 requests of 262144 bytes (adapting up to 256 of 1048576)' "$tmpdir/v" ||
+grep -q 'with 4 requests of 262144 bytes (adapting up to 256 of 1048576)' "$tmpdir/v" ||
   fail "no -v line for the starting depth"
 most=$(most_in_flight "$tmpdir/v")
 [ "$most" -gt $((16 * 262144)) ] ||

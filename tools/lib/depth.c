@@ -110,6 +110,8 @@ startup_grow (struct depth *d, uint64_t now_ns)
     d->rtprop_ns = d->epoch_rtt_ns;
     d->rtprop_at_ns = now_ns;
   }
+  if (d->epoch_rtt_ns > QUEUE_RTT * d->rtprop_ns)
+    return false;               /* queueing: see depth_update */
   return set_depth (d, MIN (STARTUP_GAIN * d->btlbw * d->rtprop_ns / 1e9,
                             STARTUP_GAIN * d->epoch_bytes), true);
 }
@@ -137,6 +139,9 @@ start_drain (struct depth *d, uint64_t now_ns)
   return true;
 }
 
+/* The drain is over: with the round trip measured again, starting
+ * begins again from the drained depth, and this time ends for good.
+ */
 static bool
 drain (struct depth *d, uint64_t now_ns)
 {
@@ -150,7 +155,23 @@ drain (struct depth *d, uint64_t now_ns)
   d->epoch_start_ns = now_ns;
   d->epoch_rate = 0;
   d->epoch_rtt_ns = 0;
-  return set_depth (d, STEADY_GAIN * d->btlbw * d->rtprop_ns / 1e9, false);
+  d->epoch_bytes = d->requests * d->request_size;
+  d->startup = true;
+  d->full_rate = 0;
+  d->flat_epochs = 0;
+  return false;
+}
+
+/* Starting is over: the first time, drain; the second, the steady
+ * state.
+ */
+static bool
+end_startup (struct depth *d, uint64_t now_ns)
+{
+  d->startup = false;
+  if (d->drains++ > 0)
+    return false;
+  return start_drain (d, now_ns);
 }
 
 bool
@@ -178,16 +199,25 @@ depth_update (struct depth *d, uint64_t now_ns)
   d->epoch_rtt_ns = 0;
   /* Startup ends once the rate has grown by less than a quarter in
    * three epochs running: then the path is full (BBR's "full
-   * bandwidth reached").
+   * bandwidth reached"); or at once when no slot of the epoch came back
+   * within QUEUE_RTT of the shortest round trip: the depth has begun
+   * to queue in the servers, as TCP's HyStart (Ha and Rhee, "Taming the
+   * elephants", 2008) leaves slow start when round trips grow.
    */
+  if (d->startup && d->rtprop_ns > 0 && rtt > QUEUE_RTT * d->rtprop_ns) {
+    estimate (d, rtt, now_ns);
+    if ((d->changed = end_startup (d, now_ns)) || d->drain_ns > 0)
+      return d->changed;
+  }
   if (d->startup) {
     if (d->rate[slot] >= 1.25 * d->full_rate) {
       d->full_rate = d->rate[slot];
       d->flat_epochs = 0;
     }
     else if (++d->flat_epochs >= 3) {
-      d->startup = false;
-      return d->changed = start_drain (d, now_ns);
+      estimate (d, rtt, now_ns);
+      if ((d->changed = end_startup (d, now_ns)) || d->drain_ns > 0)
+        return d->changed;
     }
   }
   estimate (d, rtt, now_ns);

@@ -3,8 +3,8 @@
  *
  * A copy's speed is the bytes in flight divided by the time each
  * request takes to come back.  Against a server on the same machine a
- * request returns in well under a millisecond, and 16 requests of
- * 256 KiB keep it busy; against one that answers after 10 ms (a server
+ * request returns in well under a millisecond, and a few requests of
+ * 1 MiB keep it busy; against one that answers after 10 ms (a server
  * across a network, remote storage) the same 4 MiB in flight move at
  * most 4 MiB per round trip.  No fixed setting suits both, so the tools
  * measure and adjust, in the way TCP's BBR congestion control does
@@ -43,15 +43,22 @@
  * to max_requests).  The buffers are allocated once for the most:
  * max_requests x max_size is the bound on memory.
  *
- * Three things keep the depth from growing for nothing:
+ * Against a server on the same machine few bytes in flight are
+ * fastest: each buffer is still in the CPU's cache when it is written
+ * (docs/techniques.md, section 13).  Four things keep the depth from
+ * growing for nothing:
  *  - While starting it grows at most by the startup gain per epoch.
- *  - When starting is over, it drains: back to where it started until
- *    two rounds of slots have come back, to measure the round trip
- *    with less queued (BBR's PROBE_RTT).  The first tenths of a second
+ *  - Starting ends as soon as no slot of an epoch came back within
+ *    QUEUE_RTT times the shortest round trip: the slots have begun to
+ *    queue in the servers (TCP's HyStart leaves slow start so).
+ *  - The first time starting ends, the depth drains: back to where it
+ *    started until two rounds of slots have come back, to measure the
+ *    round trip with little queued (as BBR's PROBE_RTT does), and
+ *    starting begins again from there.  The first tenths of a second
  *    against a near server are slow while the servers and the kernel
  *    warm up, and look like a far server; without the drain, the
  *    round trip of that time would keep the depth high.
- *  - Once started, it follows the estimates only when they ask for
+ *  - After the second, it follows the estimates only when they ask for
  *    more than DEPTH_HYSTERESIS times more or less than it has, so
  *    that noise in the round trips does not move it back and forth.
  * It never goes below where it started.
@@ -74,6 +81,7 @@
 #define STARTUP_GAIN 2.885      /* 2 / ln 2 */
 #define STEADY_GAIN 2.0
 #define DEPTH_HYSTERESIS 1.25
+#define QUEUE_RTT 1.5
 
 struct depth {
   unsigned requests;            /* slots that may be in use now */
@@ -85,6 +93,7 @@ struct depth {
   uint64_t drain_ns;            /* 0, or when draining began */
   unsigned drained;             /* slots back that were taken after */
   uint64_t drain_rtt_ns;        /* their shortest round trip */
+  unsigned drains;              /* drains begun: at most one */
   bool changed;                 /* the last depth_update changed them */
   uint64_t epoch_start_ns;      /* 0: no epoch started yet */
   uint64_t delivered;           /* bytes of all slots sampled */
