@@ -817,7 +817,7 @@ define_comparisons ()
     expect wall "$tool" below 1.05 "best of fixed: $tool"
     case $ms in
       0) expect wall "$tool" no-more 1 "fixed: $tool $2"
-         [ -z "$5" ] || expect wall "$tool" no-more 1 "$5"
+         [ -z "${5:-}" ] || expect wall "$tool" no-more 1 "$5"
          note "$tool $2 is the fixed setting $tool had before it adapted." ;;
       2) [ -z "$3" ] || expect wall "$tool" below 1 "$3" ;;
       10) expect wall "$tool" below 1.2 "${1}a:$tool"
