@@ -11,7 +11,7 @@ requires_nbdkit_plugin random
 requires_nbdkit_filter log
 
 mib=$((1024 * 1024))
-req=$((256 * 1024))     # the default request size
+req=$((256 * 1024))     # the request size, given: the depth would grow it
 sizes="7 511 512 $((mib + 512)) $((3 * mib - 1))"
 for size in $sizes; do
   # One pair of servers per size, each under its own name.
@@ -19,7 +19,7 @@ for size in $sizes; do
   start_nbdkit dst$size --filter=log memory $size logfile="$tmpdir/log.$size"
   eval "src=\$src$size dst=\$dst$size"
 
-  nbd-evcopy --no-extents --no-sparse "$src" "$dst" ||
+  nbd-evcopy --no-extents --no-sparse --request-size=$req "$src" "$dst" ||
     fail "copy of $size bytes failed"
 
   read_back "$src" "$tmpdir/src.img"
