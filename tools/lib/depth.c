@@ -204,23 +204,18 @@ depth_update (struct depth *d, uint64_t now_ns)
    * to queue in the servers, as TCP's HyStart (Ha and Rhee, "Taming the
    * elephants", 2008) leaves slow start when round trips grow.
    */
-  if (d->startup && d->rtprop_ns > 0 && rtt > QUEUE_RTT * d->rtprop_ns) {
-    estimate (d, rtt, now_ns);
-    if ((d->changed = end_startup (d, now_ns)) || d->drain_ns > 0)
-      return d->changed;
-  }
+  estimate (d, rtt, now_ns);
   if (d->startup) {
     if (d->rate[slot] >= 1.25 * d->full_rate) {
       d->full_rate = d->rate[slot];
       d->flat_epochs = 0;
     }
-    else if (++d->flat_epochs >= 3) {
-      estimate (d, rtt, now_ns);
-      if ((d->changed = end_startup (d, now_ns)) || d->drain_ns > 0)
-        return d->changed;
-    }
+    else
+      d->flat_epochs++;
+    if ((d->flat_epochs >= 3 || rtt > QUEUE_RTT * d->rtprop_ns) &&
+        ((d->changed = end_startup (d, now_ns)) || d->drain_ns > 0))
+      return d->changed;
   }
-  estimate (d, rtt, now_ns);
 
   /* What the path holds, times the gain; once started, only a change of
    * more than DEPTH_HYSTERESIS either way.
