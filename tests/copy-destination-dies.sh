@@ -20,6 +20,7 @@ for opts in "--no-extents --no-sparse" ""; do
     rm -f "$tmpdir/dst.log"
     start_nbdkit dst --filter=log --filter=delay memory 1G delay-write=10ms \
       logfile="$tmpdir/dst.log"
+    pid=$(cat "$tmpdir/dst.pid")
     ( wait_log "$tmpdir/dst.log" '\.\.\.Write id=[0-9]+ return=0'
       kill -$sig "$(cat "$tmpdir/dst.pid")" ) &
     if [ $sig = KILL ]; then
@@ -32,6 +33,10 @@ for opts in "--no-extents --no-sparse" ""; do
         "$tmpdir/err" || fail "unexpected message"
     fi
     wait
+    # A server stopped with SIGTERM finishes the writes in flight
+    # first: the next case starts once it is gone, so that no message
+    # can come from it.
+    while kill -0 "$pid" 2>/dev/null; do sleep 0.01; done
     rm -f "$tmpdir/dst.pid" "$tmpdir/dst.sock"
   done
 done

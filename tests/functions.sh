@@ -344,3 +344,13 @@ if r.returncode != 0:
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
 ' "$@" || fail "$* failed"
 }
+
+# served_at_once FILE: the most requests an adapting depth may keep in
+# flight, from the -v output in FILE: 16 (SERVED_AT_ONCE in
+# tools/lib/bounds.h) per connection to each server, from the lines
+# that say how many connections each has.
+served_at_once ()
+{
+  sed -n 's/.*: \([0-9]*\) connections* (.*/\1/p' "$1" |
+    awk '{ n += 16 * $1 } END { print n }'
+}

@@ -62,6 +62,15 @@
 #define FILE_COPY_REQUESTS 4
 #define FILE_COPY_REQUEST_SIZE (1024 * 1024)
 
+/* How many requests an NBD server works on at once for one connection:
+ * nbdkit runs 16 threads per connection unless told otherwise (its -t),
+ * and its delay filter sleeps in them; qemu-nbd reads no more requests
+ * from a client while 16 are being served.  Requests past that wait in
+ * the server, so the adapting depth keeps no more in flight than this
+ * many per connection to each server (tools/lib/engine.c).
+ */
+#define SERVED_AT_ONCE 16
+
 /* Requests in flight: at most 256.  256 x 32 MiB is already 8 GiB of
  * buffers, far past the point where more requests help.
  */

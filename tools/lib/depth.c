@@ -121,10 +121,10 @@ startup_grow (struct depth *d, uint64_t now_ns)
  * requests queued in the servers, and against a near server the
  * shortest round trip seen so far may be one of the slow first tenths
  * of a second, so that what the path holds would be taken for more
- * than it is.  The depth stays there until twice min_requests slots
- * taken since have come back, the first of them still queued behind
- * the deeper depth's; the shorter of their round trip and the one
- * known before is the path's, and the depth follows it.
+ * than it is.  The depth stays there until min_requests slots taken
+ * since have come back: each was taken with fewer than min_requests
+ * ahead of it, so the shorter of their round trip and the one known
+ * before is the path's.
  */
 static bool
 start_drain (struct depth *d, uint64_t now_ns)
@@ -132,6 +132,7 @@ start_drain (struct depth *d, uint64_t now_ns)
   d->drain_ns = now_ns;
   d->drained = 0;
   d->drain_rtt_ns = 0;
+  d->drain_from = (double) d->requests * d->request_size;
   if (d->requests == d->min_requests && d->request_size == d->min_size)
     return false;
   d->requests = d->min_requests;
@@ -139,13 +140,20 @@ start_drain (struct depth *d, uint64_t now_ns)
   return true;
 }
 
-/* The drain is over: with the round trip measured again, starting
- * begins again from the drained depth, and this time ends for good.
+/* The drain is over: with the round trip measured again, starting goes
+ * on from what the estimates ask for at the startup gain, never past
+ * where it was before the drain.  Against a far server that is about
+ * where it was, so the drain costs a round trip or two, not a second
+ * climb; against a near one that was warming up, the round trip now
+ * measured is short and the depth a fraction of what it was.  The next
+ * end of starting is for good.
  */
 static bool
 drain (struct depth *d, uint64_t now_ns)
 {
-  if (d->drained < 2 * d->min_requests)
+  bool changed;
+
+  if (d->drained < d->min_requests)
     return false;
   d->drain_ns = 0;
   if (d->drain_rtt_ns < d->rtprop_ns) {
@@ -155,11 +163,13 @@ drain (struct depth *d, uint64_t now_ns)
   d->epoch_start_ns = now_ns;
   d->epoch_rate = 0;
   d->epoch_rtt_ns = 0;
-  d->epoch_bytes = d->requests * d->request_size;
   d->startup = true;
   d->full_rate = 0;
   d->flat_epochs = 0;
-  return false;
+  changed = set_depth (d, MIN (STARTUP_GAIN * d->btlbw * d->rtprop_ns / 1e9,
+                               d->drain_from), false);
+  d->epoch_bytes = d->requests * d->request_size;
+  return changed;
 }
 
 /* Starting is over: the first time, drain; the second, the steady

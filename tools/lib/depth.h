@@ -93,6 +93,7 @@ struct depth {
   uint64_t drain_ns;            /* 0, or when draining began */
   unsigned drained;             /* slots back that were taken after */
   uint64_t drain_rtt_ns;        /* their shortest round trip */
+  double drain_from;            /* the bytes in flight before it */
   unsigned drains;              /* drains begun: at most one */
   bool changed;                 /* the last depth_update changed them */
   uint64_t epoch_start_ns;      /* 0: no epoch started yet */

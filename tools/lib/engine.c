@@ -67,11 +67,13 @@ engine_open (struct engine *e, const char *name, struct image *img,
   return ep;
 }
 
-/* The ring and what goes beside it, for the most the depth may reach. */
+/* The ring and what goes beside it: n slots of the largest request the
+ * depth may reach.
+ */
 static void
-alloc_ring (struct engine *e)
+alloc_ring (struct engine *e, unsigned n)
 {
-  unsigned n = e->depth.max_requests, i;
+  unsigned i;
   uint64_t size = e->depth.max_size;
 
   e->ring = ring_new (n, size);
@@ -86,13 +88,38 @@ alloc_ring (struct engine *e)
                                          .slot = &e->ring->slots[i] };
 }
 
+/* The most requests the NBD servers work on at once:
+ * SERVED_AT_ONCE per connection, summed over the servers a slot passes
+ * through; 0 if there is none.
+ */
+static unsigned
+served_at_once (const struct engine *e)
+{
+  unsigned i, n = 0;
+
+  for (i = 0; i < e->nr_endpoints; i++)
+    if (e->endpoints[i].kind == ENDPOINT_NBD)
+      n += e->endpoints[i].server.n * SERVED_AT_ONCE;
+  return n;
+}
+
 void
 engine_set_depth (struct engine *e, unsigned requests, uint64_t request_size,
                   bool size_given, unsigned max_requests, uint64_t max_size,
                   uint64_t unit)
 {
   struct nbd_handle *nbd;
-  unsigned i;
+  unsigned i, served = served_at_once (e), nr_slots = max_requests;
+
+  /* An adapting number of requests grows no further than the servers
+   * work on at once: past that, requests only wait in them.  The ring
+   * keeps twice as many slots, within what it had, for nbd-evsum's
+   * slots that wait for the hash threads once read.
+   */
+  if (max_requests > requests && served > 0 && served < max_requests) {
+    max_requests = MAX (requests, served);
+    nr_slots = MIN (nr_slots, 2 * max_requests);
+  }
 
   /* A server whose maximum block size is below the default gets
    * smaller requests; one asked for explicitly is checked as given.
@@ -115,7 +142,7 @@ engine_set_depth (struct engine *e, unsigned requests, uint64_t request_size,
     max_size = fit_max_size (nbd, max_size, request_size);
   }
   depth_init (&e->depth, requests, request_size, max_requests, max_size);
-  alloc_ring (e);
+  alloc_ring (e, nr_slots);
 }
 
 /* The busy slot taken first on c whose step is one of kinds (n of
