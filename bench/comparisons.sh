@@ -851,7 +851,7 @@ define_comparisons ()
     blksum_row blksum '"$SRC"'
     cmd "nbdcopy to null:" 'nbdcopy -- "$SRC" null:'
     tool=nbd-evsum args='"$SRC"'
-    delay_rows 8x256k 16x1M 64x256k 64x1M
+    delay_rows 8x256k 16x1M 32x1M 64x256k 64x1M
     delay_expects 12 "--requests=8 --request-size=256k" "${blksum:+blksum}" 0.769
     [ "$ms" != 0 ] || [ -z "$blksum" ] || expect wall "$tool" below 0.833 blksum
     note "Every read waits ${ms} ms in the server (nbdkit's delay filter).  nbdcopy to null: reads the same data and hashes nothing."

@@ -49,7 +49,8 @@
  * while they run (tools/lib/depth.h): requests grow up to ADAPT_MAX_SIZE
  * (libnbd's copy-libev uses 1 MiB, and larger ones only delay the
  * first write), and their number up to what ADAPT_MEMORY of buffers
- * hold, which bounds the memory at any delay.
+ * hold, which bounds the memory at any delay, and no further than the
+ * servers serve at once (SERVED_AT_ONCE, below).
  */
 #define ADAPT_MAX_SIZE (1024 * 1024)
 #define ADAPT_MEMORY (256 * 1024 * 1024)

@@ -40,7 +40,8 @@
  *
  * Bytes in flight come first from larger requests (up to max_size,
  * within the servers' maximum block sizes), then from more of them (up
- * to max_requests).  The buffers are allocated once for the most:
+ * to max_requests, which the tools keep to what the servers serve at
+ * once: SERVED_AT_ONCE in bounds.h).  The buffers are allocated once for the most:
  * max_requests x max_size is the bound on memory.
  *
  * Against a server on the same machine few bytes in flight are
@@ -52,13 +53,14 @@
  *    QUEUE_RTT times the shortest round trip: the slots have begun to
  *    queue in the servers (TCP's HyStart leaves slow start so).
  *  - The first time starting ends, the depth drains: back to where it
- *    started until two rounds of slots have come back, to measure the
- *    round trip with little queued (as BBR's PROBE_RTT does), and
- *    starting begins again from there.  The first tenths of a second
- *    against a near server are slow while the servers and the kernel
- *    warm up, and look like a far server; without the drain, the
- *    round trip of that time would keep the depth high.
- *  - After the second, it follows the estimates only when they ask for
+ *    started until one round of slots has come back, to measure the
+ *    round trip with little queued (as BBR's PROBE_RTT does); then
+ *    starting goes on from what the estimates ask for, never past
+ *    where it was.  The first tenths of a second against a near server
+ *    are slow while the servers and the kernel warm up, and look like
+ *    a far server; without the drain, the round trip of that time
+ *    would keep the depth high.
+ *  - After the second end, it follows the estimates only when they ask for
  *    more than DEPTH_HYSTERESIS times more or less than it has, so
  *    that noise in the round trips does not move it back and forth.
  * It never goes below where it started.
