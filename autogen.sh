@@ -1,41 +1,71 @@
 #!/bin/sh
 # Build nbd-libev-examples from a checkout:  ./autogen.sh [CONFIGURE-ARGS]
 #
-# Checks that the Debian packages for the build, the tests and the demo
-# are installed.  As root on Debian or Ubuntu it installs what is missing
-# with apt-get (saying so first); otherwise it prints the apt-get line to
-# run and stops.  Then it runs autoreconf and configure.
+# Checks that the Debian packages of three groups are installed: the
+# build's, the tests' (and make demo's), and the benchmarks'.  As root
+# on Debian or Ubuntu it installs whatever is missing of all three with
+# apt-get, saying so first: CI runs ./autogen.sh && make check on a
+# clean clone and counts a skipped test as a failure.  Otherwise it
+# prints the apt-get line to run.  A missing build or test package
+# stops it; missing benchmark packages are only named, since the
+# programs and the tests do without them.  Then it runs autoreconf and
+# configure.
 
 set -e
 
-# Build: compiler, autotools, pkg-config and the libraries.
-build_pkgs="build-essential autoconf automake pkg-config libnbd-dev libev-dev libssl-dev liburing-dev"
-# Tests, demo and benchmarks: real servers, the tools compared with,
-# psktool (gnutls-bin) for the TLS test, script (bsdutils) for the
-# terminal test, valgrind for the error-path test, and time (GNU
-# /usr/bin/time) for bench/interleave.sh.
-test_pkgs="nbdkit qemu-utils libnbd-bin python3 hyperfine gnuplot-nox perl gnutls-bin bsdutils valgrind time"
+# Build: compiler, autotools, pkg-config, the libraries, and perl for
+# pod2man, which configure requires to build the man pages.
+build_pkgs="build-essential autoconf automake pkg-config libnbd-dev libev-dev libssl-dev liburing-dev perl"
+# Tests and make demo: the servers (nbdkit; qemu-nbd, qemu-img and
+# qemu-io from qemu-utils), nbdcopy and nbdinfo (libnbd-bin), python3
+# for the tests' helpers, psktool (gnutls-bin) for the TLS test, script
+# (bsdutils) for the terminal test, valgrind for the error-path test
+# (and valgrind/memcheck.h, which the build uses when it is there).
+test_pkgs="nbdkit qemu-utils libnbd-bin python3 gnutls-bin bsdutils valgrind"
+# Benchmarks only: hyperfine and gnuplot for make bench, GNU
+# /usr/bin/time (time) for make bench-compare and bench/interleave.sh.
+# Without them make check skips the two tests of the harness
+# (tests/bench-quick.sh, tests/bench-compare-quick.sh) and runs the rest.
+bench_pkgs="hyperfine gnuplot-nox time"
 
-missing=
-if command -v dpkg-query >/dev/null 2>&1; then
-  for p in $build_pkgs $test_pkgs; do
+# not_installed PACKAGE...: print the packages dpkg does not have
+# installed, each after a space.
+not_installed ()
+{
+  for p in "$@"; do
     status=$(dpkg-query -W -f '${db:Status-Abbrev}' "$p" 2>/dev/null || :)
     case "$status" in
       ii*) ;;
-      *) missing="$missing $p" ;;
+      *) printf ' %s' "$p" ;;
     esac
   done
+}
+
+# Without dpkg (not Debian or Ubuntu) nothing is checked: configure
+# says what the build lacks, and a test whose tool is absent is skipped.
+missing=
+missing_bench=
+if command -v dpkg-query >/dev/null 2>&1; then
+  # shellcheck disable=SC2086
+  missing=$(not_installed $build_pkgs $test_pkgs)
+  # shellcheck disable=SC2086
+  missing_bench=$(not_installed $bench_pkgs)
 fi
 
-if [ -n "$missing" ]; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "autogen.sh: installing Debian packages:$missing"
-    export DEBIAN_FRONTEND=noninteractive
-    # The package lists may be missing or stale on a fresh machine.
-    apt-get update -qq
-    # shellcheck disable=SC2086
-    apt-get install -y -qq $missing
-  else
+if [ -n "$missing$missing_bench" ] &&
+   [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "autogen.sh: installing Debian packages:$missing$missing_bench"
+  export DEBIAN_FRONTEND=noninteractive
+  # The package lists may be missing or stale on a fresh machine.
+  apt-get update -qq
+  # shellcheck disable=SC2086
+  apt-get install -y -qq $missing $missing_bench
+else
+  if [ -n "$missing_bench" ]; then
+    echo "autogen.sh: warning: not installed, needed only by the benchmarks:$missing_bench" >&2
+    echo "autogen.sh: warning: to install them, as root:  apt-get install$missing_bench" >&2
+  fi
+  if [ -n "$missing" ]; then
     echo "autogen.sh: missing Debian packages:$missing" >&2
     echo "autogen.sh: run as root:  apt-get install$missing" >&2
     exit 1

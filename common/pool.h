@@ -17,9 +17,7 @@
  *
  *  - Each thread has its own data (an OpenSSL context, say), made by
  *    thread_init before it starts and given to thread_cleanup once it
- *    is joined, both on the loop thread.
- *
- * tests/test-pool.c exercises it without any NBD server.
+ *    is joined, both on the loop thread.  tests/test-pool.c tests it.
  */
 
 #ifndef NBD_LIBEV_EXAMPLES_POOL_H

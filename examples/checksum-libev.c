@@ -36,13 +36,13 @@
 
 #include <err.h>
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <libnbd.h>
 
@@ -55,8 +55,7 @@
 #include "ring.h"
 
 /* Reads in flight, REQUEST_SIZE each: the threads hash while the next
- * reads arrive, and more reads help a server that answers late.
- */
+ * reads arrive, and more reads help a server that answers late. */
 #define REQUESTS 16
 
 /* 1 MiB as the copiers, in whole blocks: none straddles two slots. */
@@ -214,8 +213,7 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
     slot = &ring->slots[i];
     if (slot->state == SLOT_FAILED)
       failed = true;
-    else if (slot->state == SLOT_DONE && slot->kind == STEP_READ &&
-             !failed) {
+    else if (slot->state == SLOT_DONE && slot->kind == STEP_READ && !failed) {
       slot->kind = STEP_HASH;
       slot->state = SLOT_BUSY;
       slot_debug (slot, "hash");
@@ -238,6 +236,8 @@ pump_cb (struct ev_loop *loop, ev_prepare *w, int revents)
 int
 main (int argc, char *argv[])
 {
+  static const struct option options[] = {
+    { "verbose", 0, NULL, 'v' }, { "help", 0, NULL, 'h' }, { NULL } };
   bool verbose = false;
   struct ev_loop *loop = EV_DEFAULT;
   char hex[BLKHASH_HEX_SIZE];
@@ -246,10 +246,12 @@ main (int argc, char *argv[])
   ev_prepare pump;
   int c;
 
-  while ((c = getopt (argc, argv, "v")) == 'v')
+  while ((c = getopt_long (argc, argv, "vh", options, NULL)) == 'v')
     verbose = true;
-  if (c != -1 || argc - optind != 1)
-    errx (EXIT_FAILURE, "usage: checksum-libev [-v] URI");
+  if (c != -1 || argc - optind != 1) {
+    fprintf (c == 'h' ? stdout : stderr, "Usage: checksum-libev [-v] URI\n");
+    exit (c == 'h' ? EXIT_SUCCESS : EXIT_FAILURE);
+  }
 
   /* Connect, as in copy-libev, asking for base:allocation too. */
   nbd = nbd_create ();

@@ -174,7 +174,7 @@ start_write (struct slot *slot)
 static void
 step_done (struct slot *slot)
 {
-  slot_debug (slot, "done");
+  slot_debug (slot, op_names[slot->kind]);
   if (slot->kind != OP_READ || failed)
     ring_release (slot);
   else

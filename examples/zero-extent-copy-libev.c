@@ -229,7 +229,7 @@ start_zero (struct slot *slot)
 static void
 step_done (struct slot *slot)
 {
-  slot_debug (slot, "done");
+  slot_debug (slot, op_names[slot->kind]);
   if (slot->kind != OP_READ || failed)
     ring_release (slot);
   else if (can_zero && slot->length % block == 0 &&

@@ -168,7 +168,7 @@ blksum ()
     echo "$c checksum-libev"
     blksum $c
     echo "$c nbdcopy to null:"
-    for r in 8:256k 16:1M 64:256k 64:1M; do
+    for r in 8:256k 16:1M 32:1M 64:256k 64:1M; do
       echo "$c fixed: nbd-evsum --requests=${r%:*} --request-size=${r#*:}"
     done
   done

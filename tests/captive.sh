@@ -71,7 +71,7 @@ for prog in nbd-evsum "nbd-evcopy --no-extents --no-sparse" nbd-evcopy; do
   # nbdkit words a missing plugin on its version, so neither is matched.
   expect_error "$what: " \
     timeout 20 $prog -- [ nbdkit nosuchplugin ] "${dst[@]}"
-  grep -q "; the server said: nbdkit: error: .*nosuchplugin" "$tmpdir/err" ||
+  grep -q ": the server said: nbdkit: error: .*nosuchplugin" "$tmpdir/err" ||
     fail "$prog: the captive server's message is not in the error"
   expect_error "cannot connect" \
     timeout 20 $prog [ true ] "${dst[@]}"

@@ -62,4 +62,13 @@ start_nbdkit faulty sh "$tmpdir/bad.sh"
 expect_error "checksum-libev: read failed at offset $((2 * mib)) length $mib: Input/output error" \
   checksum-libev "$faulty"
 alive "$(cat "$tmpdir/faulty.pid")" || fail "the server died"
-expect_error "usage: checksum-libev [-v] URI" checksum-libev
+expect_error "Usage: checksum-libev [-v] URI" checksum-libev
+
+# The three lessons alike: --help prints the usage on stdout and exits
+# 0, no image prints it on stderr and exits 1.
+for lesson in copy-libev zero-extent-copy-libev checksum-libev; do
+  $lesson --help >"$tmpdir/out" 2>"$tmpdir/err" || fail "$lesson --help failed"
+  grep -q "^Usage: $lesson " "$tmpdir/out" && [ ! -s "$tmpdir/err" ] ||
+    fail "$lesson --help: $(cat "$tmpdir/out" "$tmpdir/err")"
+  expect_error "Usage: $lesson " $lesson
+done

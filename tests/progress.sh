@@ -2,10 +2,12 @@
 # -p / --progress[=FD] in nbd-evcopy, copying every byte or by extents,
 # and nbd-evsum.  In a terminal (script(1) gives one) the bar is redrawn
 # in place and its last frame shows no leftovers of a longer frame
-# before it; an error starts on a line of its own; nbd-evsum clears the
-# bar before it prints the digest.
-# When stderr is not a terminal nothing is printed.  --progress=FD
-# writes nbdcopy's "N/100" lines, rising to 100/100.
+# before it; nbd-evcopy labels each pass ("copy", "verify") and keeps
+# each last frame; an error starts on a line of its own; nbd-evsum
+# clears the bar before it prints the digest.
+# When stderr is not a terminal no frame is printed, only one line that
+# names --progress=2.  --progress=FD writes nbdcopy's "N/100" lines,
+# rising to 100/100.
 source "$abs_top_srcdir/tests/functions.sh"
 requires nbdkit script python3
 requires_nbdkit_filter error
@@ -26,7 +28,7 @@ in_terminal ()
 }
 
 # A bar frame: "PCT%  DONE / TOTAL  RATE/s  SECONDS s", with units.
-frame='^100\.0%  64\.0 MiB / 64\.0 MiB  [0-9.]+ (bytes|KiB|MiB|GiB|TiB)/s  [0-9.]+ s$'
+frame='100\.0%  64\.0 MiB / 64\.0 MiB  [0-9.]+ (bytes|KiB|MiB|GiB|TiB)/s  [0-9.]+ s$'
 
 # $prog is split on purpose: the program and its options.
 for prog in "nbd-evcopy --no-extents --no-sparse" nbd-evcopy; do
@@ -34,8 +36,20 @@ for prog in "nbd-evcopy --no-extents --no-sparse" nbd-evcopy; do
     fail "$prog -p failed"
   cat "$tmpdir/screen"
   [ "$(wc -l <"$tmpdir/screen")" -eq 1 ] || fail "$prog: more than the bar"
-  grep -Eq "$frame" "$tmpdir/screen" || fail "$prog: last frame is not a clean line"
+  grep -Eq "^copy: $frame" "$tmpdir/screen" || fail "$prog: last frame is not a clean line"
 done
+
+# --verify: both passes' last frames stay, labelled, then the word on
+# stderr and the digest.
+in_terminal "$tmpdir/screen" nbd-evcopy -p --verify "$src" "$dst" ||
+  fail "nbd-evcopy -p --verify failed"
+cat "$tmpdir/screen"
+[ "$(wc -l <"$tmpdir/screen")" -eq 4 ] &&
+  sed -n 1p "$tmpdir/screen" | grep -Eq "^copy: $frame" &&
+  sed -n 2p "$tmpdir/screen" | grep -Eq "^verify: $frame" &&
+  sed -n 3p "$tmpdir/screen" | grep -q "^nbd-evcopy: verified: " &&
+  sed -n 4p "$tmpdir/screen" | grep -Eq "^[0-9a-f]{64}  " ||
+  fail "nbd-evcopy -p --verify: not the two frames, the word and the digest"
 
 in_terminal "$tmpdir/screen" nbd-evsum -p "$src" || fail "nbd-evsum -p failed"
 cat "$tmpdir/screen"
@@ -56,9 +70,10 @@ done
 grep -q "^nbd-evsum: .*read failed at offset" "$tmpdir/screen" ||
   fail "nbd-evsum: the error does not start a line"
 
-# Not a terminal: no frames in the log.
+# Not a terminal: no frames in the log, one line that says why.
 nbd-evcopy --no-extents --no-sparse -p "$src" "$dst" 2>"$tmpdir/log"
-[ ! -s "$tmpdir/log" ] || fail "nbd-evcopy -p wrote to a log file: $(od -c "$tmpdir/log" | head -3)"
+[ "$(cat "$tmpdir/log")" = "nbd-evcopy: -p: standard error is not a terminal, so no bar is drawn; --progress=2 writes progress lines there" ] ||
+  fail "nbd-evcopy -p wrote to a log file: $(od -c "$tmpdir/log" | head -3)"
 
 # --progress=FD: N/100 lines, never falling, ending at 100/100.
 check_fd_lines ()

@@ -43,8 +43,8 @@ restart ()
   start_nbdkit dst --filter=log memory 4G logfile="$tmpdir/dst.log"
 }
 
-read_msg='^[a-z-]+: source( connection [0-9]+)?: no reply from the server for 2 s; oldest command in flight: read at offset [0-9]+ length (262144|524288|1048576)$'
-write_msg='^[a-z-]+: destination( connection [0-9]+)?: no reply from the server for 2 s; oldest command in flight: write at offset [0-9]+ length (262144|524288|1048576)$'
+read_msg='^[a-z-]+: source( connection [0-9]+)?: no reply from the server for 2 s; oldest command in flight: read at offset [0-9]+ length (262144|524288|1048576)(; the destination is complete below offset [0-9]+; to copy the rest: .*)?$'
+write_msg='^[a-z-]+: destination( connection [0-9]+)?: no reply from the server for 2 s; oldest command in flight: write at offset [0-9]+ length (262144|524288|1048576)(; the destination is complete below offset [0-9]+; to copy the rest: .*)?$'
 
 # $prog is split on purpose: the program and its options.
 for prog in "nbd-evcopy --no-extents --no-sparse" nbd-evcopy; do

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # nbd-evcopy --verify hashes the destination after the copy and
-# compares: a good copy prints the source's digest line; a destination
-# that silently drops or alters one write fails with one line naming
-# both digests and the first block that differs, and prints no digest; a
-# destination whose reads fail after the copy fails too.
+# compares: a good copy prints the source's digest line, and "verified"
+# on stderr; a destination that silently drops or alters one write fails
+# with exit status 2 and one line naming both digests and the first
+# block that differs, and prints no digest; a destination whose reads
+# fail after the copy fails too, with status 1.
 source "$abs_top_srcdir/tests/functions.sh"
 requires nbdkit nbdcopy qemu-img qemu-nbd
 requires_nbdkit_plugin sh
@@ -16,8 +17,10 @@ line=$(nbd-evsum "$src") || fail "nbd-evsum"
 # Good copies: onto memory, onto a larger destination, onto a qcow2
 # through qemu-nbd whose block status reports the holes.
 start_nbdkit mem memory $size
-got=$(nbd-evcopy --verify "$src" "$mem") || fail "--verify onto memory"
+got=$(nbd-evcopy --verify "$src" "$mem" 2>"$tmpdir/err") || fail "--verify onto memory"
 [ "$got" = "$line" ] || fail "--verify onto memory printed '$got'"
+[ "$(cat "$tmpdir/err")" = "nbd-evcopy: verified: the destination's first $size bytes have the source's digest" ] ||
+  fail "--verify onto memory said: $(cat "$tmpdir/err")"
 start_nbdkit big memory $((3 * size))
 got=$(nbd-evcopy --verify -C 1 --requests=3 "$src" "$big") ||
   fail "--verify onto a larger destination"
@@ -57,6 +60,9 @@ sh_plugin "$tmpdir/drop.sh" "$tmpdir/drop.img" \
 start_nbdkit drop sh "$tmpdir/drop.sh"
 expect_error "the first block that differs is at offset $mib length 65536" \
   nbd-evcopy --verify "$src" "$drop"
+status=0
+nbd-evcopy --verify "$src" "$drop" 2>/dev/null || status=$?
+[ $status -eq 2 ] || fail "a mismatch exited with $status, not 2"
 grep -Eq 'verify failed: the destination.s digest [0-9a-f]{64} is not the source.s [0-9a-f]{64}' \
   "$tmpdir/err" || fail "the message does not name both digests"
 # The copy itself went wrong only there.

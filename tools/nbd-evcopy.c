@@ -81,7 +81,10 @@ struct copy_options {
   bool flush;
   bool checksum;
   bool verify;
+  bool resume_given;            /* --resume */
+  uint64_t resume;              /* its offset */
   const char *digest;
+  bool digest_given;            /* --checksum=DIGEST */
   uint64_t block_size;          /* of the hash; 0: not given */
   unsigned max_requests;        /* the most the depth may grow to */
   uint64_t max_size;
@@ -97,6 +100,9 @@ struct copy {
                                    (null:, or the --verify pass) */
   bool verifying;               /* the --verify pass */
   bool dst_created;             /* the destination is a new file */
+  const char *dst_name;         /* as the user gave it */
+  bool resumable;               /* --resume could go on from where it
+                                   stops (not a stream, no hash) */
   struct extent_map read_map;   /* of what is read */
   struct extent_map dst_map;    /* the destination's, during the copy */
   struct copy_planner planner;  /* tools/lib/plan.h */
@@ -245,7 +251,7 @@ failed_range (const struct pass *p, const struct slot *slot,
 static void
 read_complete (struct copy *c, struct slot *slot)
 {
-  slot_debug (slot, "read done");
+  slot_debug (slot, "read");
   if (!c->sparse || slot->length % c->planner.block != 0 ||
       !is_zero (slot->buf, slot->length)) {
     slot->flags |= SLOT_DATA;
@@ -467,26 +473,115 @@ stopped (struct pass *p)
     endpoint_flush (c->dst, &c->flush, &e->stop);
 }
 
-/* After a signal: what was done, and where to resume from. */
+/* The command line, for the command that resumes the copy. */
+static int cmd_argc, cmd_first;
+static char *const *cmd_argv;
+
+/* Append word to buf (len bytes) at n, after a space unless first, as a
+ * POSIX shell reads it back: in single quotes unless it needs none.
+ * Returns the new length, which may pass len (then buf is cut short).
+ */
+static size_t
+append_word (char *buf, size_t len, size_t n, const char *word)
+{
+  static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    "0123456789_@%+=:,./-";
+  const char *q;
+
+#define ROOM (n < len ? len - n : 0)
+  if (n > 0)
+    n += snprintf (buf + MIN (n, len), ROOM, " ");
+  if (word[0] != '\0' && word[strspn (word, safe)] == '\0')
+    return n + snprintf (buf + MIN (n, len), ROOM, "%s", word);
+  n += snprintf (buf + MIN (n, len), ROOM, "'");
+  for (q = word; *q != '\0'; q++)
+    n += snprintf (buf + MIN (n, len), ROOM, *q == '\'' ? "'\\''" : "%c",
+                   *q);
+  return n + snprintf (buf + MIN (n, len), ROOM, "'");
+#undef ROOM
+}
+
+/* The command that copies the rest from offset: this one, with
+ * --resume=OFFSET in place of any --resume given, before the images.
+ * Returns false if it does not fit in buf.
+ */
+static bool
+resume_command (uint64_t offset, char *buf, size_t len)
+{
+  char opt[64];
+  size_t n = 0;
+  int i;
+
+  n = append_word (buf, len, n, cmd_argv[0]);
+  for (i = 1; i < cmd_first; i++) {
+    if (strncmp (cmd_argv[i], "--resume=", 9) == 0)
+      continue;
+    if (strcmp (cmd_argv[i], "--resume") == 0) {
+      i++;
+      continue;
+    }
+    n = append_word (buf, len, n, cmd_argv[i]);
+  }
+  snprintf (opt, sizeof opt, "--resume=%" PRIu64, offset);
+  n = append_word (buf, len, n, opt);
+  for (i = cmd_first; i < cmd_argc; i++)
+    n = append_word (buf, len, n, cmd_argv[i]);
+  return n < len;
+}
+
+/* After a signal or a failure: what was done, how much of the
+ * destination holds the copy, and the command that copies the rest.
+ * Writes complete in any order: below the ring's low water mark every
+ * write is over.  A file this copy created is as large as the source
+ * from the start, so say that only its beginning holds the copy.
+ */
 static void
-interrupted (const struct pass *p)
+where (const struct pass *p, bool in_flight, char *buf, size_t len)
 {
   const struct copy *c = (const struct copy *) p;
-  const struct engine *e = p->e;
+  bool signal = p->e->stop.signum != 0;
+  uint64_t below;
+  char cmd[1536];
+  size_t n;
 
-  if (c->verifying)
-    message ("interrupted by %s while verifying, after %" PRIu64 " bytes; "
-             "the copy itself is complete", stop_signal_name (&e->stop),
-             p->bytes_done);
-  else if (c->dst == NULL)
-    message ("interrupted by %s after reading %" PRIu64 " bytes into null:",
-             stop_signal_name (&e->stop), p->bytes_done);
+  /* Below the low water mark every write is over, commands in flight
+   * or not.
+   */
+  (void) in_flight;
+  if (c->verifying) {
+    snprintf (buf, len, "%s the verify pass, after %" PRIu64 " bytes; the "
+              "copy itself is complete", signal ? " during" : "; in",
+              p->bytes_done);
+    return;
+  }
+  if (c->dst == NULL) {
+    if (signal)
+      snprintf (buf, len, " after reading %" PRIu64 " bytes into null:",
+                p->bytes_done);
+    return;
+  }
+  below = endpoint_complete_below (c->dst, ring_low_water (p->e->ring,
+                                                           p->next_offset));
+  /* A failure before any of a destination that was there holds the
+   * copy: the command as given is the one to run again.
+   */
+  if (!signal && below == 0 && !c->dst_created)
+    return;
+  n = 0;
+  if (signal)
+    n = snprintf (buf, len, " after %" PRIu64 " bytes", p->bytes_done);
+  if (c->dst_created)
+    n += snprintf (buf + MIN (n, len), n < len ? len - n : 0,
+                   "; %s was created by this copy and holds the source "
+                   "only below offset %" PRIu64, c->dst_name, below);
   else
-    message ("interrupted by %s after %" PRIu64 " bytes; the destination "
-             "is complete below offset %" PRIu64, stop_signal_name (&e->stop),
-             p->bytes_done,
-             endpoint_complete_below (c->dst, ring_low_water (e->ring,
-                                                              p->next_offset)));
+    n += snprintf (buf + MIN (n, len), n < len ? len - n : 0,
+                   "; the destination is complete below offset %" PRIu64,
+                   below);
+  if (c->resumable && below < p->size &&
+      resume_command (below, cmd, sizeof cmd))
+    snprintf (buf + MIN (n, len), n < len ? len - n : 0,
+              "; to copy the rest: %s", cmd);
 }
 
 static const struct pass_ops copy_ops = {
@@ -496,7 +591,7 @@ static const struct pass_ops copy_ops = {
   .failed_range = failed_range,
   .finished = finished,
   .stopped = stopped,
-  .interrupted = interrupted,
+  .where = where,
 };
 
 /* Everything a copier checks before it reads the first byte, so that
@@ -663,6 +758,28 @@ file_to_file (const struct copy *c, const struct copy_options *co)
     !co->checksum && !co->o.requests_given && !co->o.request_size_given;
 }
 
+/* --resume: start at offset, rounded down to 64 KiB, the largest
+ * minimum block size the protocol allows, so that every request and
+ * block-status command stays aligned.  The maps start there too: the
+ * first block-status command asks from there.
+ */
+static void
+resume_at (struct copy *c, uint64_t offset)
+{
+  if (!c->resumable)
+    die ("--resume: a copy %s cannot resume",
+         c->dst == NULL ? "to null:" : "from or to a stream");
+  if (offset > c->pass.size)
+    die ("--resume: offset %" PRIu64 " is past the source's end (%" PRIu64
+         " bytes)", offset, c->pass.size);
+  offset = round_down (offset, 65536);
+  c->pass.next_offset = c->pass.bytes_done = offset;
+  c->read_map.end = offset;
+  if (c->planner.dst_has_map)
+    c->dst_map.end = offset;
+  debug ("resuming at offset %" PRIu64, offset);
+}
+
 /* Connect both ends and check every limit before the first byte is
  * read, so bad input never leaves a half-written destination; then the
  * depth, the ring and the maps.
@@ -701,6 +818,12 @@ setup_copy (struct engine *e, struct copy *c, const struct copy_options *co,
   if (c->pieces == NULL)
     die ("calloc: %s", strerror (errno));
   open_maps (c, co);
+  c->dst_name = images[1].name;
+  c->resumable = c->dst != NULL && !co->checksum &&
+    !co->destination_is_zero && c->src->kind != ENDPOINT_STREAM &&
+    c->dst->kind != ENDPOINT_STREAM;
+  if (co->resume_given)
+    resume_at (c, co->resume);
   describe_copy (e, c, co);
 }
 
@@ -731,7 +854,8 @@ verify_copy (struct engine *e, const struct copy *copy,
              char *dst_hex)
 {
   struct copy v = {
-    .pass = { .ops = &copy_ops, .size = copy->pass.size, .hash = dst_hash },
+    .pass = { .ops = &copy_ops, .size = copy->pass.size, .hash = dst_hash,
+              .keep_bar = true, .label = "verify" },
     .src = copy->dst,
     .verifying = true,
     .planner = {
@@ -755,6 +879,11 @@ verify_copy (struct engine *e, const struct copy *copy,
   extents_free (&v.read_map);
 }
 
+/* --verify found a difference: its own exit status, apart from the
+ * errors' 1, as cmp(1) and qemu-img compare keep the two apart.
+ */
+#define EXIT_DIFFERENT 2
+
 /* --verify failed: say so with both digests, and where the records of
  * block digests the two passes kept first differ, if they can tell.
  */
@@ -766,12 +895,14 @@ verify_failed (const struct ordered_hash *src_hash,
   int64_t diff = ordered_hash_first_difference (src_hash, dst_hash);
 
   if (diff >= 0)
-    die ("verify failed: the destination's digest %s is not the source's "
-         "%s; the first block that differs is at offset %" PRId64
-         " length %" PRIu64, dst_hex, src_hex, diff,
-         MIN (block_size, size - diff));
-  die ("verify failed: the destination's digest %s is not the source's %s",
-       dst_hex, src_hex);
+    message ("verify failed: the destination's digest %s is not the "
+             "source's %s; the first block that differs is at offset %"
+             PRId64 " length %" PRIu64, dst_hex, src_hex, diff,
+             MIN (block_size, size - diff));
+  else
+    message ("verify failed: the destination's digest %s is not the "
+             "source's %s", dst_hex, src_hex);
+  exit (EXIT_DIFFERENT);
 }
 
 /* The copy itself, then --verify; 0 once every check passed. */
@@ -798,11 +929,12 @@ copy_image (const struct copy_options *co, struct image images[2])
   }
   /* Every check passed: from here on a destination file this program
    * created holds (part of) the copy and stays, as any destination.
-   * A digest follows on stdout: then the bar is cleared, as blksum
-   * does.
+   * The bar of each pass stays, labelled, on stderr; a digest goes to
+   * stdout.
    */
   image_keep ();
-  c.pass.keep_bar = !co->checksum;
+  c.pass.keep_bar = true;
+  c.pass.label = "copy";
   engine_run (&e, &c.pass);
   debug ("done: %" PRIu64 " + %" PRIu64 " block status, %" PRIu64
          " reads, %" PRIu64 " writes, %" PRIu64 " zeroes, %" PRIu64
@@ -820,7 +952,12 @@ copy_image (const struct copy_options *co, struct image images[2])
   if (co->verify && strcmp (hex, dst_hex) != 0)
     verify_failed (&src_hash, &dst_hash, hex, dst_hex, co->block_size,
                    c.pass.size);
-  /* Only now is the copy a success: print the digest. */
+  /* Only now is the copy a success: print the digest, and say that it
+   * was verified where scripts reading the digest do not look.
+   */
+  if (co->verify)
+    message ("verified: the destination's first %" PRIu64 " bytes have "
+             "the source's digest", c.pass.size);
   if (co->checksum) {
     printf ("%s  %s\n", hex, images[0].name);
     ordered_hash_free (&src_hash);
@@ -876,10 +1013,17 @@ IMAGES_HELP
 "                      of two up to 32M (default %dk)\n"
 "  --verify            after the copy, hash the destination's first\n"
 "                      SRC-size bytes the same way and fail unless the\n"
-"                      digests match (implies --checksum)\n",
+"                      digests match (implies --checksum)\n"
+"  --resume=OFFSET     copy only from OFFSET on, into a destination that\n"
+"                      holds the source below it: the command an\n"
+"                      interrupted or failed copy prints\n",
            progname, MAX_REQUESTS, DEFAULT_REQUESTS, MIN_REQUEST_SIZE,
            MAX_REQUEST_SIZE / (1024 * 1024), BLKHASH_BLOCK_SIZE / 1024);
   option_help_shared (stdout);
+  printf ("\nExample: copy a local qcow2 image to an NBD server, and check "
+          "it:\n"
+          "  %s --verify disk.qcow2 nbd://server/export\n"
+          "See %s(1) for more.\n", progname, progname);
   exit (EXIT_SUCCESS);
 }
 
@@ -891,7 +1035,7 @@ parse_options (int argc, char *argv[], struct copy_options *co)
 {
   enum { OPT_INIT = 256, OPT_NO_INIT, OPT_ALLOCATED, OPT_DESTINATION_IS_ZERO,
          OPT_NO_SPARSE, OPT_FLUSH, OPT_CHECKSUM, OPT_BLOCK_SIZE, OPT_VERIFY,
-         OPT_NO_EXTENTS };
+         OPT_NO_EXTENTS, OPT_RESUME };
   static const struct option long_options[] = {
     { "init",                no_argument,       NULL, OPT_INIT },
     { "no-init",             no_argument,       NULL, OPT_NO_INIT },
@@ -903,6 +1047,7 @@ parse_options (int argc, char *argv[], struct copy_options *co)
     { "checksum",            optional_argument, NULL, OPT_CHECKSUM },
     { "block-size",          required_argument, NULL, OPT_BLOCK_SIZE },
     { "verify",              no_argument,       NULL, OPT_VERIFY },
+    { "resume",              required_argument, NULL, OPT_RESUME },
     { "help",                no_argument,       NULL, 'h' },
     SHARED_LONG_OPTIONS,
     { NULL }
@@ -938,14 +1083,21 @@ parse_options (int argc, char *argv[], struct copy_options *co)
       break;
     case OPT_CHECKSUM:
       co->checksum = true;
-      if (optarg)
+      if (optarg) {
         co->digest = optarg;
+        co->digest_given = true;
+      }
       break;
     case OPT_BLOCK_SIZE:
       co->block_size = option_block_size (optarg);
       break;
     case OPT_VERIFY:
       co->verify = co->checksum = true;
+      break;
+    case OPT_RESUME:
+      if (parse_size (optarg, &co->resume) == -1)
+        die ("--resume: '%s' is not an offset: %s", optarg, strerror (errno));
+      co->resume_given = true;
       break;
     case 'h':
       usage ();
@@ -954,6 +1106,23 @@ parse_options (int argc, char *argv[], struct copy_options *co)
         option_error (c, argv, long_options);
     }
   }
+}
+
+/* A local file copied onto itself would be read while it is written:
+ * refuse it, by device and inode, however the two paths are spelt.
+ */
+static void
+check_not_same (const struct image *src, const struct image *dst)
+{
+  struct stat a, b;
+
+  if (src->kind != IMAGE_FILE || dst->kind != IMAGE_FILE ||
+      stat (src->path, &a) == -1 || stat (dst->path, &b) == -1)
+    return;
+  if ((a.st_dev == b.st_dev && a.st_ino == b.st_ino) ||
+      (S_ISBLK (a.st_mode) && S_ISBLK (b.st_mode) && a.st_rdev == b.st_rdev))
+    die ("%s and %s are the same file: nothing to copy", src->name,
+         dst->name);
 }
 
 /* The rules between options, before anything is connected; then the
@@ -971,6 +1140,17 @@ check_options (struct copy_options *co)
     die ("--allocated and --destination-is-zero cannot be used together");
   if (co->block_size && !co->checksum)
     die ("--block-size needs --checksum");
+  /* A hash covers the whole image, and the part below the offset is
+   * not read again.
+   */
+  if (co->resume_given && co->checksum)
+    die ("--resume cannot be used with --%s: the part below the offset "
+         "is not read again; once the copy is complete, nbd-evsum hashes "
+         "either side", co->verify ? "verify" : "checksum");
+  /* Writes above the offset may have landed before the copy stopped. */
+  if (co->resume_given && co->destination_is_zero)
+    die ("--resume cannot be used with --destination-is-zero: writes past "
+         "the offset may have landed before the copy stopped");
   /* --verify reads the destination back, over every connection: only a
    * flush once the writes are done makes them visible to reads on the
    * other connections (tools/lib/server.h), so the copy ends with one.
@@ -1014,16 +1194,27 @@ main (int argc, char *argv[])
     .digest = BLKHASH_DIGEST,
   };
   struct image images[2];
-  int status;
+  int n, status;
 
   set_progname (argv[0]);
   parse_options (argc, argv, &co);
-  if (image_parse_args (argc, argv, optind, images, 2) != 2) {
+  cmd_argc = argc;
+  cmd_argv = argv;
+  cmd_first = optind;
+  n = image_parse_args (argc, argv, optind, images, 2);
+  if (n > 2 && co.checksum && !co.digest_given && ordered_hash_is_digest (argv[optind]))
+    die ("--checksum takes its digest after '=': --checksum=%s",
+         argv[optind]);
+  if (n != 2) {
     fprintf (stderr, "%s: expected SOURCE and DESTINATION; try --help\n",
              progname);
     exit (EXIT_FAILURE);
   }
   check_options (&co);
+  check_not_same (&images[0], &images[1]);
+  if (co.resume_given && image_missing (&images[1]))
+    die ("--resume: %s does not exist: a copy resumes into the destination "
+         "it was making", images[1].name);
   if (co.verify && image_is_null (&images[1]))
     die ("--verify: null: keeps nothing to read back");
   status = copy_image (&co, images);

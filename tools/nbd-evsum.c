@@ -99,6 +99,7 @@ struct sum_options {
   uint64_t block_size;
   unsigned max_requests;        /* the most the depth may grow to */
   uint64_t max_size;
+  bool several;                 /* more than one image to hash */
 };
 
 /* One image's hash: the pass the engine runs (tools/lib/engine.h). */
@@ -193,24 +194,25 @@ step_done (struct pass *p, struct slot *slot)
   engine_finish (p, slot);
 }
 
-/* After a signal: how far the hash got. */
+/* After a signal or a failure: how far the hash of which image got. */
 static void
-interrupted (const struct pass *p)
+where (const struct pass *p, bool in_flight, char *buf, size_t len)
 {
-  if (p->open_ended) {
-    message ("interrupted by %s after hashing %" PRIu64 " bytes; no digest",
-             stop_signal_name (&p->e->stop), p->bytes_done);
-    return;
-  }
-  message ("interrupted by %s after hashing %" PRIu64 " of %" PRIu64
-           " bytes; no digest", stop_signal_name (&p->e->stop),
-           p->bytes_done, p->size);
+  (void) in_flight;
+  if (p->e->stop.signum == 0)
+    return;                     /* the failure names the image */
+  if (p->open_ended)
+    snprintf (buf, len, " after hashing %" PRIu64 " bytes of %s; no digest",
+              p->bytes_done, p->name);
+  else
+    snprintf (buf, len, " after hashing %" PRIu64 " of %" PRIu64 " bytes "
+              "of %s; no digest", p->bytes_done, p->size, p->name);
 }
 
 static const struct pass_ops sum_ops = {
   .fill = fill,
   .step_done = step_done,
-  .interrupted = interrupted,
+  .where = where,
 };
 
 /* Connect, check the image against the server's limits, and size the
@@ -258,6 +260,8 @@ checksum_image (const struct sum_options *so, struct image *img)
     .pass = {
       .ops = &sum_ops, .sample_reads = true, .in_order = true,
       .name = img->name, .other_command = "block status",
+      /* With several images, each frame of the bar names its own. */
+      .label = so->several ? img->name : NULL,
     },
     .block_size = so->block_size,
   };
@@ -392,6 +396,10 @@ IMAGES_HELP
            CHECKSUM_REQUESTS, MIN_REQUEST_SIZE,
            MAX_REQUEST_SIZE / (1024 * 1024));
   option_help_shared (stdout);
+  printf ("\nExample: the digest of a local qcow2 image's contents, as blksum "
+          "prints it:\n"
+          "  %s disk.qcow2\n"
+          "See %s(1) for more.\n", progname, progname);
   exit (EXIT_SUCCESS);
 }
 
@@ -466,6 +474,7 @@ main (int argc, char *argv[])
     exit (EXIT_FAILURE);
   }
   check_options (&so);
+  so.several = n > 1;
   if (n == 1)
     checksum_image (&so, &images[0]);
   return checksum_each (&so, n);

@@ -33,9 +33,11 @@ give_up (struct conn *c, const char *fmt, ...)
   c->waiting = false;
 }
 
-/* The handshake failed: fatal, with libnbd's reason and, for a
- * captive server, the first thing the server said (why it did not
- * start, usually).
+/* The handshake failed: fatal, with libnbd's reason.  A captive server
+ * that said why it did not start (usually) has the first word: its
+ * reason, not the lost connection that followed, is what to fix.
+ * qemu-nbd refuses an image another process has open for writing
+ * (its lock, "Failed to get ... lock"): say that plainly.
  */
 static void
 cannot_connect (const struct conn *c, const char *why)
@@ -44,9 +46,12 @@ cannot_connect (const struct conn *c, const char *why)
   char said[256];
 
   if (!image_server_said (c->glue.nbd, said, sizeof said))
-    said[0] = '\0';
-  die ("%s: cannot connect%s%s: %s%s%s", c->name, same ? "" : " to ",
-       same ? "" : c->uri, why, said[0] ? "; the server said: " : "", said);
+    die ("%s: cannot connect%s%s: %s", c->name, same ? "" : " to ",
+         same ? "" : c->uri, why);
+  if (strstr (said, "Failed to get") && strstr (said, "lock"))
+    die ("%s: in use by another process (%s)", c->name, said);
+  die ("%s: cannot connect%s%s: the server said: %s (then: %s)", c->name,
+       same ? "" : " to ", same ? "" : c->uri, said, why);
 }
 
 /* The glue notifies libnbd (read, else write: common/glue.h says why

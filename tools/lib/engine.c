@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -269,7 +270,7 @@ void
 engine_finish (struct pass *p, struct slot *slot)
 {
   if (p->hash == NULL) {
-    slot_debug (slot, "done");
+    slot_debug (slot, step_names[slot->kind]);
     account (p->e, p, slot);
     ring_release (slot);
   }
@@ -470,8 +471,12 @@ prepare_cb (struct ev_loop *loop, ev_prepare *w, int revents)
       p->ops->fill (p);
   while (p->hash && !stop_requested (&e->stop) && retire (e, p) > 0);
   /* A command libnbd refused above failed its slot in this pass, and
-   * nothing would wake the loop for it: report it now.
+   * nothing would wake the loop for it: report it now.  A handle found
+   * dead meanwhile refuses with ENOTCONN: its lost connection is the
+   * failure to report, so the connections are checked first again.
    */
+  for (i = 0; i < e->nr_endpoints; i++)
+    endpoint_check (&e->endpoints[i], &e->stop);
   check_failures (e, p);
   if (stop_requested (&e->stop))
     for (i = 0; i < e->nr_endpoints; i++)
@@ -490,10 +495,46 @@ prepare_cb (struct ev_loop *loop, ev_prepare *w, int revents)
 static void __attribute__ ((noreturn))
 stopped (struct engine *e, struct pass *p)
 {
-  if (e->stop.signum != 0 && p->ops->interrupted)
-    p->ops->interrupted (p);
+  char where[2048] = "";
+  size_t n;
+
+  if (p->ops->where)
+    p->ops->where (p, false, where, sizeof where);
+  if (e->stop.signum != 0)
+    message ("interrupted by %s%s", stop_signal_name (&e->stop), where);
+  else {
+    n = strlen (e->stop.message);
+    snprintf (e->stop.message + n, sizeof e->stop.message - n, "%s", where);
+  }
   engine_close (e);
   stop_exit (&e->stop);
+}
+
+/* The stop's word on a signal (tools/lib/stop.h): the first says at
+ * once what the program now waits for, which against a server that
+ * answers late, or with a long --timeout, may take a while; the second
+ * how far the pass got, as the program exits without waiting.
+ */
+static void
+say (void *data, const struct stop *s, int signum, bool again)
+{
+  const char *name = signum == SIGINT ? "SIGINT" : "SIGTERM";
+  struct engine *e = data;
+  struct pass *p = e->pass;
+  char where[2048] = "";
+
+  if (p == NULL || e->ring == NULL)
+    return;
+  if (!again) {
+    if (e->ring->in_use > 0)
+      message ("stopping on %s: waiting for the %u requests in flight; "
+               "%s again to stop at once", name, e->ring->in_use,
+               signum == SIGINT ? "press Ctrl-C" : "send it");
+    return;
+  }
+  if (p->ops->where)
+    p->ops->where (p, true, where, sizeof where);
+  message ("interrupted again by %s: exiting at once%s", name, where);
 }
 
 void
@@ -507,10 +548,12 @@ engine_run (struct engine *e, struct pass *p)
   for (i = 0; i < e->nr_endpoints; i++)
     if (e->endpoints[i].kind == ENDPOINT_NBD)
       server_set_describe (&e->endpoints[i].server, describe_oldest, e);
+  e->stop.say = say;
+  e->stop.say_data = e;
   ev_prepare_init (&e->prepare, prepare_cb);
   ev_prepare_start (e->loop, &e->prepare);
   progress_init (&e->progress, e->progress_mode,
-                 p->open_ended ? PROGRESS_TOTAL_UNKNOWN : p->size);
+                 p->open_ended ? PROGRESS_TOTAL_UNKNOWN : p->size, p->label);
   /* The checks before may have taken a while outside the loop: start
    * the timeouts from now, not from the loop's last look at the clock.
    */

@@ -121,8 +121,13 @@ struct pass_ops {
    * may exit.
    */
   bool (*stopped) (struct pass *p);
-  /* Optional.  Stopped by a signal: say how far the pass got. */
-  void (*interrupted) (const struct pass *p);
+  /* Optional.  Stopped by a signal or a failure: how far the pass got,
+   * into buf (len bytes), as the end of a sentence that starts "after
+   * a signal" or with the failure: " after 123 bytes; ...".  With
+   * in_flight, commands are still in flight (a second signal).
+   */
+  void (*where) (const struct pass *p, bool in_flight, char *buf,
+                 size_t len);
 };
 
 /* One run of the loop over an image.  A tool embeds it first in its
@@ -141,6 +146,7 @@ struct pass {
   bool sample_reads;            /* the depth samples each read, not each
                                    slot as a whole (read to written) */
   bool keep_bar;                /* the progress bar stays at the end */
+  const char *label;            /* starts the bar's frames, or NULL */
   bool in_order;                /* slots move on in issue order (above) */
   const char *name;             /* names the image in a failed hash's
                                    message, if not NULL */

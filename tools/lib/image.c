@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -89,6 +90,18 @@ is_uri (const char *s)
   return false;
 }
 
+/* SCHEME://..., the scheme in letters, digits, '+', '-' and '.' as
+ * RFC 3986 has it: a mistyped URI, more likely than a local path.
+ */
+static bool
+looks_like_uri (const char *s)
+{
+  size_t n = strspn (s, "abcdefghijklmnopqrstuvwxyz"
+                     "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+-.");
+
+  return n > 0 && strncmp (s + n, "://", 3) == 0;
+}
+
 static char *
 xstrdup (const char *s)
 {
@@ -145,6 +158,11 @@ image_parse (struct image *img, int argc, char *const argv[], int *i)
       img->kind = IMAGE_URI;
       img->uri = argv[first];
     }
+    else if (looks_like_uri (argv[first]))
+      die ("%s: unknown URI scheme '%.*s': an NBD URI starts with nbd://, "
+           "nbds://, nbd+unix://, nbds+unix://, nbd+vsock:// or "
+           "nbds+vsock:// (a local file of that name: ./%s)", argv[first],
+           (int) strcspn (argv[first], ":"), argv[first], argv[first]);
     else {
       img->kind = IMAGE_FILE;
       img->path = argv[first];
@@ -203,10 +221,41 @@ image_missing (const struct image *img)
     errno == ENOENT;
 }
 
+/* The format a file's name says, from its extension, if it names one
+ * of qemu's other than raw; NULL otherwise.
+ */
+static const char *
+format_named (const char *path)
+{
+  static const char *const named[][2] = {
+    { "qcow2", "qcow2" }, { "qcow", "qcow" }, { "qed", "qed" },
+    { "vdi", "vdi" }, { "vhdx", "vhdx" }, { "vhd", "vpc" },
+    { "vmdk", "vmdk" },
+  };
+  const char *dot = strrchr (path, '.');
+  size_t i;
+
+  if (dot == NULL || strchr (dot, '/') != NULL)
+    return NULL;
+  for (i = 0; i < sizeof named / sizeof named[0]; i++)
+    if (strcasecmp (dot + 1, named[i][0]) == 0)
+      return named[i][1];
+  return NULL;
+}
+
 void
 image_create (struct image *img, const char *role, uint64_t size)
 {
   int fd;
+  const char *format = format_named (img->path);
+
+  /* A raw file behind a name that says otherwise would be taken for
+   * that format by whatever opens it next, and fail there.
+   */
+  if (format != NULL)
+    die ("%s: %s does not exist, and this program creates only raw "
+         "files: for a %s image, run 'qemu-img create -f %s %s %" PRIu64
+         "' first", role, img->name, format, format, img->name, size);
 
   /* O_EXCL: never truncate a file that appeared since image_missing. */
   fd = open (img->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
@@ -249,21 +298,54 @@ installed (const char *program)
   }
 }
 
-/* The first bytes of a qcow2 image (any version). */
-static bool
-is_qcow2 (const struct image *img, const char *who)
+/* The formats qemu-nbd serves, by their first bytes, as qemu probes
+ * them (each block driver's probe): the magic at an offset.  Anything
+ * else is raw, as for qemu.
+ */
+static const struct {
+  const char *format;
+  size_t offset;
+  const char *magic;
+  size_t len;
+} formats[] = {
+  { "qcow2", 0, "QFI\xfb", 4 },   /* version 1 is "qcow": below */
+  { "qed", 0, "QED\0", 4 },
+  { "vmdk", 0, "KDMV", 4 },
+  { "vmdk", 0, "COWD", 4 },
+  { "vmdk", 0, "# Disk DescriptorFile", 21 },
+  { "vdi", 0x40, "\x7f\x10\xda\xbe", 4 },
+  { "vhdx", 0, "vhdxfile", 8 },
+  { "vpc", 0, "conectix", 8 },
+  { "luks", 0, "LUKS\xba\xbe", 6 },
+};
+
+/* The format of a local file, from its first bytes. */
+static const char *
+probe_format (const struct image *img, const char *who)
 {
-  unsigned char magic[4];
+  unsigned char head[512];
   ssize_t r;
+  size_t i;
   int fd = open (img->path, O_RDONLY | O_CLOEXEC);
 
   if (fd == -1)
     die ("%s: %s", who, strerror (errno));
-  r = pread (fd, magic, sizeof magic, 0);
+  r = pread (fd, head, sizeof head, 0);
   if (r == -1)
     die ("%s: cannot read: %s", who, strerror (errno));
   close (fd);
-  return r == sizeof magic && memcmp (magic, "QFI\xfb", sizeof magic) == 0;
+  for (i = 0; i < sizeof formats / sizeof formats[0]; i++)
+    if (formats[i].offset + formats[i].len <= (size_t) r &&
+        memcmp (head + formats[i].offset, formats[i].magic,
+                formats[i].len) == 0)
+      break;
+  if (i == sizeof formats / sizeof formats[0])
+    return "raw";
+  /* qcow2's header: the version, big-endian, after the magic. */
+  if (strcmp (formats[i].format, "qcow2") == 0 && r >= 8 &&
+      head[4] == 0 && head[5] == 0 && head[6] == 0 && head[7] == 1)
+    return "qcow";
+  return formats[i].format;
 }
 
 /* The most words a server command of serve_file has, with its NULL. */
@@ -318,7 +400,8 @@ set_server_path (struct image *img, const char *prefix)
     die ("asprintf: %s", strerror (errno));
 }
 
-/* qemu-nbd, the only server here that reads qcow2.  It exits when its
+/* qemu-nbd, the only server here that reads formats other than raw,
+ * with the format given (-f), never probed again.  It exits when its
  * last client has gone.  --shared lets the extra connections of
  * multi-conn in (qemu-nbd takes one client by default), and
  * --cache=none --aio=native is O_DIRECT with Linux AIO, as the libnbd
@@ -326,14 +409,18 @@ set_server_path (struct image *img, const char *prefix)
  * that zeroing can free clusters.
  */
 static void
-serve_qcow2 (struct image *img, const char *who, bool writing,
-             enum image_cache cache)
+serve_qemu (struct image *img, const char *who, bool writing,
+            enum image_cache cache)
 {
   set_server_path (img, img->path[0] == '/' ? "" : "./");
+  /* LUKS needs its key, which qemu-nbd takes only as a secret object. */
+  if (strcmp (img->format, "luks") == 0)
+    die ("%s: a LUKS-encrypted image: serve it with qemu-nbd and its "
+         "key (--object secret,...), and give its NBD URI", who);
   if (!installed ("qemu-nbd"))
-    die ("%s: a qcow2 image needs qemu-nbd, which is not installed "
-         "(Debian package qemu-utils)", who);
-  add_args (img, "qemu-nbd", "-f", "qcow2",
+    die ("%s: a %s image needs qemu-nbd, which is not installed "
+         "(Debian package qemu-utils)", who, img->format);
+  add_args (img, "qemu-nbd", "-f", img->format,
             "--shared=" STRINGIFY (MAX_CONNECTIONS), NULL);
   if (!writing)
     add_args (img, "--read-only", NULL);
@@ -342,7 +429,7 @@ serve_qcow2 (struct image *img, const char *who, bool writing,
   if (cache == IMAGE_CACHE_NONE)
     add_args (img, "--cache=none", "--aio=native", NULL);
   add_args (img, "--", img->server_path, NULL);
-  debug ("%s: qcow2, served by qemu-nbd", img->name);
+  debug ("%s: %s, served by qemu-nbd", img->name, img->format);
 }
 
 /* nbdkit's file plugin, for a raw file the program does not read
@@ -410,9 +497,9 @@ image_prepare (struct image *img, const char *role, bool writing,
       die ("%s: not a regular file, a block device, a pipe or a character "
            "device", who);
     /* raw is read by the program itself, or image_serve_raw. */
-    img->format = is_qcow2 (img, who) ? "qcow2" : "raw";
-    if (strcmp (img->format, "qcow2") == 0)
-      serve_qcow2 (img, who, writing, cache);
+    img->format = probe_format (img, who);
+    if (strcmp (img->format, "raw") != 0)
+      serve_qemu (img, who, writing, cache);
     return;
   }
 }

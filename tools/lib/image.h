@@ -16,14 +16,17 @@
  *    is closed, stops the server (SIGTERM), waits for it and removes
  *    the socket.  Nothing is left behind, and nobody else can connect.
  *
- *  - A path to a local image, a regular file or a block device.  A
- *    file that starts with the qcow2 magic "QFI\xfb" gets a captive
- *    qemu-nbd -f qcow2; anything else is raw, which the program reads
+ *  - A path to a local image, a regular file or a block device.  Its
+ *    format is probed from its first bytes as qemu probes it (qcow2,
+ *    qcow, qed, vmdk, vdi, vhdx, vpc): such a file gets a captive
+ *    qemu-nbd -f FORMAT; anything else is raw, which the program reads
  *    and writes itself (tools/lib/endpoint.h), or, where it cannot,
  *    serves with nbdkit's file plugin.  A source is opened or served
  *    read-only.  A destination path that does not exist is created, as
  *    nbdcopy does, as a raw file of the source's size, and removed
- *    again if the program fails before its first write.
+ *    again if the program fails before its first write; a name that
+ *    says another format (new.qcow2) is refused instead, with the
+ *    qemu-img command that creates it.
  *
  *  - "-", standard input as a source or standard output as a
  *    destination, or a path to a FIFO or character device: a stream,
@@ -56,9 +59,10 @@
   "An image is an NBD URI (nbd://host/export, nbd+unix:///?socket=PATH),\n" \
   "a local file or block device (raw is read and written by the program\n" \
   "itself through io_uring, or by a captive nbdkit where it cannot be;\n" \
-  "qcow2 by a captive qemu-nbd), [ CMD ARGS ... ]: an NBD server the\n" \
-  "program runs with socket activation and stops at the end, or - for\n" \
-  "standard input or output (or a pipe's path), read or written in order.\n" \
+  "qcow2, vmdk and qemu's other formats, found from the first bytes, by\n" \
+  "a captive qemu-nbd), [ CMD ARGS ... ]: an NBD server the program runs\n" \
+  "with socket activation and stops at the end, or - for standard input\n" \
+  "or output (or a pipe's path), read or written in order.\n" \
   "Options go before the first image.\n"
 
 enum image_kind {
@@ -89,7 +93,9 @@ struct image {
                                    IMAGE_FILE once served (qcow2 by
                                    image_prepare, raw by
                                    image_serve_raw) */
-  const char *format;           /* IMAGE_FILE: "raw" or "qcow2" */
+  const char *format;           /* IMAGE_FILE: "raw", or the format
+                                   qemu-nbd serves it as ("qcow2",
+                                   "vmdk", ...) */
   char *server_path;            /* IMAGE_FILE: the path as its server's
                                    command line gives it */
   bool std_open[2];             /* IMAGE_STREAM "-": whether standard

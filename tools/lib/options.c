@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <libnbd.h>
+
 #include "options.h"
 #include "progress.h"
 #include "util.h"
@@ -178,10 +180,19 @@ option_help_shared (FILE *fp)
            MAX_CONNECTIONS, DEFAULT_CONNECTIONS, DEFAULT_TIMEOUT);
 }
 
+/* The program's version and, as nbdcopy prints it, the libnbd it runs
+ * with, which a handle says.
+ */
 void
 option_version (void)
 {
+  struct nbd_handle *nbd = nbd_create ();
+
   printf ("%s %s\n", progname, PACKAGE_VERSION);
+  if (nbd != NULL) {
+    printf ("libnbd %s\n", nbd_get_version (nbd));
+    nbd_close (nbd);
+  }
   exit (EXIT_SUCCESS);
 }
 

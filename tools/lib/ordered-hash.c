@@ -89,6 +89,15 @@ stop_at_exit (void)
     pool_stop (&running->pool);
 }
 
+bool
+ordered_hash_is_digest (const char *name)
+{
+  EVP_MD *md = EVP_MD_fetch (NULL, name, NULL);
+
+  EVP_MD_free (md);
+  return md != NULL;
+}
+
 void
 ordered_hash_setup (struct blkhash *h, const char *digest,
                     uint64_t block_size)

@@ -81,6 +81,9 @@ struct ordered_hash {
   size_t record_len, record_alloc;
 };
 
+/* True if OpenSSL knows a digest of that name. */
+bool ordered_hash_is_digest (const char *name);
+
 /* blkhash_init, fatal with a message naming the digest if it fails. */
 void ordered_hash_setup (struct blkhash *h, const char *digest,
                          uint64_t block_size);

@@ -4,6 +4,7 @@
 #include <config.h>
 #endif
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -11,11 +12,20 @@
 #include "util.h"
 
 void
-progress_init (struct progress *p, int mode, uint64_t total)
+progress_init (struct progress *p, int mode, uint64_t total,
+               const char *label)
 {
-  if (mode == PROGRESS_BAR && !isatty (STDERR_FILENO))
+  static bool said;
+
+  if (mode == PROGRESS_BAR && !isatty (STDERR_FILENO)) {
+    if (!said)
+      message ("-p: standard error is not a terminal, so no bar is drawn; "
+               "--progress=2 writes progress lines there");
+    said = true;
     mode = PROGRESS_NONE;
+  }
   p->mode = mode;
+  p->label = label;
   p->total = total;
   p->start_ns = p->last_ns = now_ns ();
   p->last_percent = -1;
@@ -46,10 +56,15 @@ progress_format (char *buf, size_t len, uint64_t done, uint64_t total,
 static void
 draw_bar (struct progress *p, uint64_t done, uint64_t t)
 {
-  char frame[128];
+  char frame[128], line[256];
 
-  status_line (progress_format (frame, sizeof frame, done, p->total,
-                                t - p->start_ns));
+  progress_format (frame, sizeof frame, done, p->total, t - p->start_ns);
+  if (p->label == NULL)
+    status_line (frame);
+  else {
+    snprintf (line, sizeof line, "%s: %s", p->label, frame);
+    status_line (line);
+  }
 }
 
 /* nbdcopy's machine-readable format: "N/100" when N changes. */

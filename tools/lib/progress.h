@@ -19,8 +19,9 @@
  *
  *  - PROGRESS_BAR: the status line on stderr (tools/lib/util.h),
  *    redrawn at most five times a second, and only when stderr is a
- *    terminal: in a log file the frames would pile up, so nothing is
- *    printed there (as blksum does).
+ *    terminal: in a log file the frames would pile up, so no frame is
+ *    printed there (as blksum does), but one line, once, says so and
+ *    names --progress=2, which writes lines a log can take.
  *
  *  - A file descriptor: nbdcopy's format for other programs, a line
  *    "N/100" whenever the whole percentage N changes.
@@ -36,12 +37,18 @@
 
 struct progress {
   int mode;                     /* PROGRESS_NONE, PROGRESS_BAR or an fd */
+  const char *label;            /* before the bar's frames, or NULL */
   uint64_t total;               /* bytes of the image in all */
   uint64_t start_ns;
   uint64_t last_ns;             /* when the bar was last drawn */
   int last_percent;             /* last N written to the fd */
 };
-void progress_init (struct progress *p, int mode, uint64_t total);
+/* Start a bar, or the lines for an fd.  label, if not NULL, starts each
+ * frame of the bar ("copy: ", "verify: "), so that each phase of a
+ * program says which it is.
+ */
+void progress_init (struct progress *p, int mode, uint64_t total,
+                    const char *label);
 void progress_update (struct progress *p, uint64_t done);
 
 /* At the end: the bar's final frame stays on screen if keep_bar, else

@@ -51,12 +51,17 @@ signal_cb (struct ev_loop *loop, ev_signal *w, int revents)
    * user does not want to wait.
    */
   if (stop_requested (s)) {
-    message ("interrupted again by %s: exiting at once",
-             w->signum == SIGINT ? "SIGINT" : "SIGTERM");
+    if (s->say)
+      s->say (s->say_data, s, w->signum, true);
+    else
+      message ("interrupted again by %s: exiting at once",
+               w->signum == SIGINT ? "SIGINT" : "SIGTERM");
     exit (128 + w->signum);
   }
   s->signum = w->signum;
   begin (s, 128 + w->signum);
+  if (s->say)
+    s->say (s->say_data, s, w->signum, false);
 }
 
 void
@@ -66,6 +71,7 @@ stop_init (struct stop *s, struct ev_loop *loop, double grace)
   s->grace_seconds = grace;
   s->signum = 0;
   s->status = 0;
+  s->say = NULL;
   s->message[0] = '\0';
   ev_signal_init (&s->sigint, signal_cb, SIGINT);
   s->sigint.data = s;

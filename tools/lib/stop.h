@@ -18,8 +18,10 @@
  *     up as failed.  Without a timeout, a grace timer does it: after
  *     STOP_GRACE seconds the program exits with what it has.  A local
  *     file's commands (tools/lib/file.h) have no timeout of their own:
- *     with --timeout they are waited for until the kernel ends them.  A
- *     second signal ends the program at once either way.
+ *     with --timeout they are waited for until the kernel ends them.
+ *     The first signal says at once what is being waited for, since the
+ *     wait may be long; a second signal ends the program at once either
+ *     way, after saying how far it got.
  *
  *  3. The program shuts its connections down cleanly (conn_close_all),
  *     says what it did, and calls stop_exit, which prints the recorded
@@ -43,6 +45,13 @@
 
 struct stop {
   ev_signal sigint, sigterm;
+  /* If set, called on each signal (signum) instead of the plain
+   * messages: the first (again false) should say at once what the
+   * program waits for, the second (again true), before the program
+   * exits, how far it got.
+   */
+  void (*say) (void *data, const struct stop *s, int signum, bool again);
+  void *say_data;
   ev_timer grace;
   double grace_seconds;         /* 0: no grace timer */
   struct ev_loop *loop;
