@@ -10,7 +10,9 @@
 #    path is spelt;
 #  - a mistyped URI scheme is said to be one;
 #  - --checksum followed by a digest's name as a word says to write
-#    --checksum=NAME.
+#    --checksum=NAME;
+#  - a qcow2 that another process has open for writing is said to be in
+#    use, with qemu-nbd's words.
 source "$abs_top_srcdir/tests/functions.sh"
 requires nbdkit nbdcopy qemu-img qemu-nbd
 
@@ -58,3 +60,15 @@ expect_error "nbdx://host/x: unknown URI scheme 'nbdx'" \
 # --checksum with a digest as the next word.
 expect_error "--checksum takes its digest after '=': --checksum=md5" \
   nbd-evcopy --checksum md5 disk.raw out.raw
+
+# A qcow2 another process has open for writing: the message leads with
+# that, in qemu-nbd's words.
+qemu-nbd --fork --persistent --pid-file="$tmpdir/lock.pid" \
+  --socket="$tmpdir/lock.sock" new.qcow2 || fail "qemu-nbd did not start"
+wait_pidfile "$tmpdir/lock.pid"
+expect_error "destination: in use by another process (qemu-nbd: " \
+  nbd-evcopy disk.raw new.qcow2
+grep -q 'lock)$' "$tmpdir/err" || fail "the lock is not named"
+expect_error "new.qcow2: in use by another process (qemu-nbd: " \
+  nbd-evsum new.qcow2
+kill "$(cat "$tmpdir/lock.pid")"

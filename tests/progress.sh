@@ -58,6 +58,12 @@ cat "$tmpdir/screen"
   fail "nbd-evsum: the digest line is not alone on the screen"
 ! grep -q '%' "$tmpdir/screen" || fail "nbd-evsum left the bar on screen"
 
+# Several images: each frame names the image it is hashing.
+in_terminal "$tmpdir/screen" nbd-evsum -p "$src" "$dst" ||
+  fail "nbd-evsum -p of two images failed"
+grep -qF "$src: " "$tmpdir/typescript" && grep -qF "$dst: " "$tmpdir/typescript" ||
+  fail "nbd-evsum -p of two images: the frames do not name them"
+
 # An error while the bar is shown: the message has a line of its own.
 start_nbdkit bad --filter=error pattern 64M error-pread=EIO error-pread-rate=100%
 for prog in "nbd-evcopy --no-extents --no-sparse" nbd-evcopy; do
