@@ -26,10 +26,13 @@ for bad in "nbd+unix:///?socket=$tmpdir/nobody.sock" \
     nbd-evcopy --no-extents --no-sparse "$src" "$bad"
 done
 
-# Anything that is not an NBD URI is a local path.  A source must
+# SCHEME://... with another scheme is a mistyped URI, said so.
+expect_error "foo://bar: unknown URI scheme 'foo'" \
+  nbd-evcopy --no-extents --no-sparse foo://bar "$dst"
+# Anything else that is not an NBD URI is a local path.  A source must
 # exist; a destination that does not is created, so one that cannot be
 # created is the error.
-for bad in "foo://bar" "not a file" "$tmpdir/no/such/dir"; do
+for bad in "not a file" "$tmpdir/no/such/dir"; do
   expect_error "source: $bad: No such file or directory" \
     nbd-evcopy --no-extents --no-sparse "$bad" "$dst"
 done
