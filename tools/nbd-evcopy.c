@@ -477,42 +477,43 @@ stopped (struct pass *p)
 static int cmd_argc, cmd_first;
 static char *const *cmd_argv;
 
-/* Append word to buf (len bytes) at n, after a space unless first, as a
- * POSIX shell reads it back: in single quotes unless it needs none.
- * Returns the new length, which may pass len (then buf is cut short).
+/* Write word to f, after a space unless first, as a POSIX shell reads
+ * it back: in single quotes unless it needs none.
  */
-static size_t
-append_word (char *buf, size_t len, size_t n, const char *word)
+static void
+put_word (FILE *f, const char *word, bool first)
 {
-  static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-    "0123456789_@%+=:,./-";
+  static const char safe[] =
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+    "_@%+=:,./-";
   const char *q;
 
-#define ROOM (n < len ? len - n : 0)
-  if (n > 0)
-    n += snprintf (buf + MIN (n, len), ROOM, " ");
-  if (word[0] != '\0' && word[strspn (word, safe)] == '\0')
-    return n + snprintf (buf + MIN (n, len), ROOM, "%s", word);
-  n += snprintf (buf + MIN (n, len), ROOM, "'");
+  if (!first)
+    fputc (' ', f);
+  if (word[0] != '\0' && word[strspn (word, safe)] == '\0') {
+    fputs (word, f);
+    return;
+  }
+  fputc ('\'', f);
   for (q = word; *q != '\0'; q++)
-    n += snprintf (buf + MIN (n, len), ROOM, *q == '\'' ? "'\\''" : "%c",
-                   *q);
-  return n + snprintf (buf + MIN (n, len), ROOM, "'");
-#undef ROOM
+    if (*q == '\'')
+      fputs ("'\\''", f);
+    else
+      fputc (*q, f);
+  fputc ('\'', f);
 }
 
-/* The command that copies the rest from offset: this one, with
- * --resume=OFFSET in place of any --resume given, before the images.
- * Returns false if it does not fit in buf.
+/* Write to f the command that copies the rest from offset: this one,
+ * with --resume=OFFSET in place of any --resume given, before the
+ * images.
  */
-static bool
-resume_command (uint64_t offset, char *buf, size_t len)
+static void
+put_resume_command (FILE *f, uint64_t offset)
 {
   char opt[64];
-  size_t n = 0;
   int i;
 
-  n = append_word (buf, len, n, cmd_argv[0]);
+  put_word (f, cmd_argv[0], true);
   for (i = 1; i < cmd_first; i++) {
     if (strncmp (cmd_argv[i], "--resume=", 9) == 0)
       continue;
@@ -520,68 +521,70 @@ resume_command (uint64_t offset, char *buf, size_t len)
       i++;
       continue;
     }
-    n = append_word (buf, len, n, cmd_argv[i]);
+    put_word (f, cmd_argv[i], false);
   }
   snprintf (opt, sizeof opt, "--resume=%" PRIu64, offset);
-  n = append_word (buf, len, n, opt);
+  put_word (f, opt, false);
   for (i = cmd_first; i < cmd_argc; i++)
-    n = append_word (buf, len, n, cmd_argv[i]);
-  return n < len;
+    put_word (f, cmd_argv[i], false);
 }
 
 /* After a signal or a failure: what was done, how much of the
  * destination holds the copy, and the command that copies the rest.
  * Writes complete in any order: below the ring's low water mark every
- * write is over.  A file this copy created is as large as the source
- * from the start, so say that only its beginning holds the copy.
+ * write is over, commands still in flight or not.  A file this copy
+ * created is as large as the source from the start, so say that only
+ * its beginning holds the copy.
  */
-static void
-where (const struct pass *p, bool in_flight, char *buf, size_t len)
+static char *
+where (const struct pass *p)
 {
   const struct copy *c = (const struct copy *) p;
   bool signal = p->e->stop.signum != 0;
-  uint64_t below;
-  char cmd[1536];
-  size_t n;
+  uint64_t below = 0;
+  char *s = NULL;
+  size_t len;
+  FILE *f;
 
-  /* Below the low water mark every write is over, commands in flight
-   * or not.
-   */
-  (void) in_flight;
-  if (c->verifying) {
-    snprintf (buf, len, "%s the verify pass, after %" PRIu64 " bytes; the "
-              "copy itself is complete", signal ? " during" : "; in",
-              p->bytes_done);
-    return;
-  }
-  if (c->dst == NULL) {
-    if (signal)
-      snprintf (buf, len, " after reading %" PRIu64 " bytes into null:",
-                p->bytes_done);
-    return;
-  }
-  below = endpoint_complete_below (c->dst, ring_low_water (p->e->ring,
-                                                           p->next_offset));
+  if (c->dst != NULL && !c->verifying)
+    below = endpoint_complete_below (c->dst,
+                                     ring_low_water (p->e->ring,
+                                                     p->next_offset));
   /* A failure before any of a destination that was there holds the
    * copy: the command as given is the one to run again.
    */
-  if (!signal && below == 0 && !c->dst_created)
-    return;
-  n = 0;
-  if (signal)
-    n = snprintf (buf, len, " after %" PRIu64 " bytes", p->bytes_done);
-  if (c->dst_created)
-    n += snprintf (buf + MIN (n, len), n < len ? len - n : 0,
-                   "; %s was created by this copy and holds the source "
-                   "only below offset %" PRIu64, c->dst_name, below);
-  else
-    n += snprintf (buf + MIN (n, len), n < len ? len - n : 0,
-                   "; the destination is complete below offset %" PRIu64,
-                   below);
-  if (c->resumable && below < p->size &&
-      resume_command (below, cmd, sizeof cmd))
-    snprintf (buf + MIN (n, len), n < len ? len - n : 0,
-              "; to copy the rest: %s", cmd);
+  if (!signal && !c->verifying &&
+      (c->dst == NULL || (below == 0 && !c->dst_created)))
+    return NULL;
+  f = open_memstream (&s, &len);
+  if (f == NULL)
+    return NULL;
+  if (c->verifying)
+    fprintf (f, "%s the verify pass, after %" PRIu64 " bytes; the copy "
+             "itself is complete", signal ? " during" : "; in",
+             p->bytes_done);
+  else if (c->dst == NULL)
+    fprintf (f, " after reading %" PRIu64 " bytes into null:",
+             p->bytes_done);
+  else {
+    if (signal)
+      fprintf (f, " after %" PRIu64 " bytes", p->bytes_done);
+    if (c->dst_created)
+      fprintf (f, "; %s was created by this copy and holds the source "
+               "only below offset %" PRIu64, c->dst_name, below);
+    else
+      fprintf (f, "; the destination is complete below offset %" PRIu64,
+               below);
+    if (c->resumable && below < p->size) {
+      fputs ("; to copy the rest: ", f);
+      put_resume_command (f, below);
+    }
+  }
+  if (fclose (f) == EOF) {
+    free (s);
+    return NULL;
+  }
+  return s;
 }
 
 static const struct pass_ops copy_ops = {
@@ -1202,7 +1205,8 @@ main (int argc, char *argv[])
   cmd_argv = argv;
   cmd_first = optind;
   n = image_parse_args (argc, argv, optind, images, 2);
-  if (n > 2 && co.checksum && !co.digest_given && ordered_hash_is_digest (argv[optind]))
+  if (n > 2 && co.checksum && !co.digest_given &&
+      ordered_hash_is_digest (argv[optind]))
     die ("--checksum takes its digest after '=': --checksum=%s",
          argv[optind]);
   if (n != 2) {

@@ -194,19 +194,24 @@ step_done (struct pass *p, struct slot *slot)
   engine_finish (p, slot);
 }
 
-/* After a signal or a failure: how far the hash of which image got. */
-static void
-where (const struct pass *p, bool in_flight, char *buf, size_t len)
+/* After a signal: how far the hash of which image got.  A failure
+ * names the image itself.
+ */
+static char *
+where (const struct pass *p)
 {
-  (void) in_flight;
+  char *s;
+  int r;
+
   if (p->e->stop.signum == 0)
-    return;                     /* the failure names the image */
+    return NULL;
   if (p->open_ended)
-    snprintf (buf, len, " after hashing %" PRIu64 " bytes of %s; no digest",
-              p->bytes_done, p->name);
+    r = asprintf (&s, " after hashing %" PRIu64 " bytes of %s; no digest",
+                  p->bytes_done, p->name);
   else
-    snprintf (buf, len, " after hashing %" PRIu64 " of %" PRIu64 " bytes "
-              "of %s; no digest", p->bytes_done, p->size, p->name);
+    r = asprintf (&s, " after hashing %" PRIu64 " of %" PRIu64 " bytes of "
+                  "%s; no digest", p->bytes_done, p->size, p->name);
+  return r == -1 ? NULL : s;
 }
 
 static const struct pass_ops sum_ops = {

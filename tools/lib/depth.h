@@ -41,8 +41,8 @@
  * Bytes in flight come first from larger requests (up to max_size,
  * within the servers' maximum block sizes), then from more of them (up
  * to max_requests, which the tools keep to what the servers serve at
- * once: SERVED_AT_ONCE in bounds.h).  The buffers are allocated once for the most:
- * max_requests x max_size is the bound on memory.
+ * once: SERVED_AT_ONCE in bounds.h).  The buffers are allocated once
+ * for the most: max_requests x max_size is the bound on memory.
  *
  * Against a server on the same machine few bytes in flight are
  * fastest: each buffer is still in the CPU's cache when it is written
@@ -60,8 +60,8 @@
  *    are slow while the servers and the kernel warm up, and look like
  *    a far server; without the drain, the round trip of that time
  *    would keep the depth high.
- *  - After the second end, it follows the estimates only when they ask for
- *    more than DEPTH_HYSTERESIS times more or less than it has, so
+ *  - After the second end, it follows the estimates only when they ask
+ *    for more than DEPTH_HYSTERESIS times more or less than it has, so
  *    that noise in the round trips does not move it back and forth.
  * It never goes below where it started.
  *

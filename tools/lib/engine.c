@@ -355,13 +355,21 @@ static void
 check_failures (struct engine *e, struct pass *p)
 {
   struct slot *slot;
+  unsigned i;
 
   while ((slot = ring_first_failed (e->ring)) != NULL &&
          !stop_requested (&e->stop) && p->ops->retry != NULL &&
          p->ops->retry (p, slot))
     ;
-  if (slot != NULL && !stop_requested (&e->stop) &&
-      (!p->in_order || slot->seq == p->acted))
+  if (slot == NULL || stop_requested (&e->stop) ||
+      (p->in_order && slot->seq != p->acted))
+    return;
+  /* A handle found dead since the loop's last look refuses commands
+   * with ENOTCONN: its lost connection is the failure to report.
+   */
+  for (i = 0; i < e->nr_endpoints; i++)
+    endpoint_check (&e->endpoints[i], &e->stop);
+  if (!stop_requested (&e->stop))
     report_failure (e, p, slot);
 }
 
@@ -471,12 +479,8 @@ prepare_cb (struct ev_loop *loop, ev_prepare *w, int revents)
       p->ops->fill (p);
   while (p->hash && !stop_requested (&e->stop) && retire (e, p) > 0);
   /* A command libnbd refused above failed its slot in this pass, and
-   * nothing would wake the loop for it: report it now.  A handle found
-   * dead meanwhile refuses with ENOTCONN: its lost connection is the
-   * failure to report, so the connections are checked first again.
+   * nothing would wake the loop for it: report it now.
    */
-  for (i = 0; i < e->nr_endpoints; i++)
-    endpoint_check (&e->endpoints[i], &e->stop);
   check_failures (e, p);
   if (stop_requested (&e->stop))
     for (i = 0; i < e->nr_endpoints; i++)
@@ -495,18 +499,17 @@ prepare_cb (struct ev_loop *loop, ev_prepare *w, int revents)
 static void __attribute__ ((noreturn))
 stopped (struct engine *e, struct pass *p)
 {
-  char where[2048] = "";
-  size_t n;
+  char *where = p->ops->where ? p->ops->where (p) : NULL;
 
-  if (p->ops->where)
-    p->ops->where (p, false, where, sizeof where);
-  if (e->stop.signum != 0)
-    message ("interrupted by %s%s", stop_signal_name (&e->stop), where);
-  else {
-    n = strlen (e->stop.message);
-    snprintf (e->stop.message + n, sizeof e->stop.message - n, "%s", where);
-  }
   engine_close (e);
+  if (e->stop.signum != 0)
+    message ("interrupted by %s%s", stop_signal_name (&e->stop),
+             where ? where : "");
+  else if (where != NULL && e->stop.message[0] != '\0') {
+    message ("%s%s", e->stop.message, where);
+    e->stop.message[0] = '\0';
+  }
+  free (where);
   stop_exit (&e->stop);
 }
 
@@ -518,10 +521,10 @@ stopped (struct engine *e, struct pass *p)
 static void
 say (void *data, const struct stop *s, int signum, bool again)
 {
-  const char *name = signum == SIGINT ? "SIGINT" : "SIGTERM";
   struct engine *e = data;
   struct pass *p = e->pass;
-  char where[2048] = "";
+  const char *name = signum == SIGINT ? "SIGINT" : "SIGTERM";
+  char *where;
 
   if (p == NULL || e->ring == NULL)
     return;
@@ -532,9 +535,10 @@ say (void *data, const struct stop *s, int signum, bool again)
                signum == SIGINT ? "press Ctrl-C" : "send it");
     return;
   }
-  if (p->ops->where)
-    p->ops->where (p, true, where, sizeof where);
-  message ("interrupted again by %s: exiting at once%s", name, where);
+  where = p->ops->where ? p->ops->where (p) : NULL;
+  message ("interrupted again by %s: exiting at once%s", name,
+           where ? where : "");
+  free (where);
 }
 
 void

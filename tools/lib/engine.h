@@ -122,12 +122,11 @@ struct pass_ops {
    */
   bool (*stopped) (struct pass *p);
   /* Optional.  Stopped by a signal or a failure: how far the pass got,
-   * into buf (len bytes), as the end of a sentence that starts "after
-   * a signal" or with the failure: " after 123 bytes; ...".  With
-   * in_flight, commands are still in flight (a second signal).
+   * as the end of a sentence that starts "interrupted by SIGINT" or
+   * with the failure (" after 123 bytes; ..."), in a string the caller
+   * frees; NULL to add nothing.
    */
-  void (*where) (const struct pass *p, bool in_flight, char *buf,
-                 size_t len);
+  char *(*where) (const struct pass *p);
 };
 
 /* One run of the loop over an image.  A tool embeds it first in its
