@@ -6,11 +6,17 @@
  * out its slots in turn, so with the buffers tied to the slots all of
  * them would be used in turn, and the kernel would fault in and clear
  * every page of all 256 MiB, a cost the fixed defaults never paid
- * (docs/techniques.md, section 13).  Instead the ring's buffers go on
- * this stack: a slot takes one when it is taken and puts it back when it
- * is given back, so the next slot gets the buffer used last, still
- * mapped and likely still in the cache, and the memory touched is that
- * of the most slots ever in use at once.
+ * (docs/techniques.md, section 13).  Instead the buffers go on this
+ * stack: a slot takes one when it is taken and puts it back when it is
+ * given back, so the next slot gets the buffer used last, still mapped
+ * and likely still in the cache, and the memory touched is that of the
+ * most slots ever in use at once.
+ *
+ * The buffers are one allocation, asked to be backed by transparent
+ * huge pages: each page first touched is a fault, and with 4 KiB pages
+ * a buffer of 1 MiB costs 256 of them, which showed as system time in
+ * every copy against a server on the same machine (docs/techniques.md,
+ * section 13).
  */
 
 #ifndef NBD_LIBEV_EXAMPLES_BUFFERS_H
@@ -21,12 +27,15 @@
 struct buffers {
   void **stack;                 /* stack[n - 1] is the next handed out */
   unsigned n;
+  void *area;                   /* all the buffers */
 };
 
-/* Move every buffer of a ring with no slot in use onto the stack.  -1
- * with errno set if the stack cannot be allocated.
+/* Allocate a buffer of size bytes for every slot of a ring made
+ * without buffers and with no slot in use, all on the stack, the
+ * lowest address on top; set the ring's buf_size.  -1 with errno set if
+ * they cannot be allocated.
  */
-int buffers_init (struct buffers *b, struct ring *ring);
+int buffers_init (struct buffers *b, struct ring *ring, size_t size);
 
 /* Give a slot just taken the buffer used last. */
 void buffers_take (struct buffers *b, struct slot *slot);
@@ -34,8 +43,8 @@ void buffers_take (struct buffers *b, struct slot *slot);
 /* The slot is being given back: its buffer goes on top of the stack. */
 void buffers_give (struct buffers *b, struct slot *slot);
 
-/* Hand the buffers on the stack back to the slots without one, so that
- * ring_free frees them all, and free the stack.
+/* Free the buffers and the stack; no slot keeps a buffer, so that
+ * ring_free frees only the slots.
  */
 void buffers_free (struct buffers *b, struct ring *ring);
 

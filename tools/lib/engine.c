@@ -77,10 +77,10 @@ alloc_ring (struct engine *e, unsigned n)
   unsigned i;
   uint64_t size = e->depth.max_size;
 
-  e->ring = ring_new (n, size);
+  e->ring = ring_new (n, 0);
   e->slots = calloc (n, sizeof *e->slots);
   if (e->ring == NULL || e->slots == NULL ||
-      buffers_init (&e->buffers, e->ring) == -1)
+      buffers_init (&e->buffers, e->ring, size) == -1)
     die ("cannot allocate %u requests of %" PRIu64 " bytes: %s", n, size,
          strerror (errno));
   e->ring->verbose = verbose;
