@@ -27,10 +27,11 @@ nbd-evsum --block-size=2k --request-size=32M --requests=256 \
 expect_error "cannot connect" \
   nbd-evsum "nbd+unix:///?socket=$tmpdir/nothing.sock"
 
-# Every read fails: the first one in offset order is reported.
+# Every read fails: the first one in offset order is reported, with
+# the size reads start at.
 start_nbdkit allbad --filter=error pattern 8M \
   error-pread=EIO error-pread-rate=100%
-expect_error "read failed at offset 0 length 262144: Input/output error" \
+expect_error "read failed at offset 0 length 1048576: Input/output error" \
   nbd-evsum "$allbad"
 # The message names the image as given, and the connection.
 grep -qF "nbd-evsum: $allbad connection " "$tmpdir/err" ||

@@ -29,10 +29,10 @@ check_sum ()
 
 check_sum
 served=$(served_at_once "$tmpdir/v")
-grep -q "8 requests of 262144 bytes (adapting up to $served of 1048576)" "$tmpdir/v" ||
+grep -q "16 requests of 1048576 bytes (adapting up to $served of 1048576)" "$tmpdir/v" ||
   fail "no -v line for the starting depth, up to $served: $(grep hashing "$tmpdir/v")"
 most=$(most_in_flight "$tmpdir/v")
-[ "$most" -gt $((8 * 262144)) ] ||
+[ "$most" -gt $((16 * 1024 * 1024)) ] ||
   fail "against a delayed server the depth did not grow: $(grep depth: "$tmpdir/v")"
 [ "$most" -le $((served * 1024 * 1024)) ] ||
   fail "more in flight than the server serves at once: $most"

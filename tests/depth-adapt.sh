@@ -3,7 +3,7 @@
 # (tools/lib/depth.h), without judging speed:
 #  - against servers that answer each read and write after 10 ms
 #    (nbdkit's delay filter) the bytes in flight grow past the starting
-#    4 x 256 KiB, but to no more requests than the servers serve at
+#    16 x 1 MiB, but to no more requests than the servers serve at
 #    once (16 per connection each), -v says each change, and the copy
 #    is exact;
 #  - against servers that answer at once they stay within the bound
@@ -19,15 +19,20 @@ size=256M
 start_nbdkit src -r --filter=delay sparse-random $size seed=23 percent=90 delay-read=10ms
 start_nbdkit dst --filter=delay memory $size delay-write=10ms delay-zero=10ms
 read_back "$src" "$tmpdir/src.img"
+# Filled first, with other data: a fresh memory server is slow while it
+# faults in its pages, and against a slow destination the depth rightly
+# stays.
+nbdkit -U - pattern $size --run "nbdcopy --requests=64 -- \"\$uri\" \"$dst\"" ||
+  fail "cannot fill the destination"
 
 nbd-evcopy -v "$src" "$dst" 2>"$tmpdir/v" || fail "copy failed: $(grep -v slot "$tmpdir/v")"
 read_back "$dst" "$tmpdir/dst.img"
 cmp "$tmpdir/src.img" "$tmpdir/dst.img" || fail "the copy differs"
 served=$(served_at_once "$tmpdir/v")
-grep -q "with 4 requests of 262144 bytes (adapting up to $served of 1048576)" "$tmpdir/v" ||
+grep -q "with 16 requests of 1048576 bytes (adapting up to $served of 1048576)" "$tmpdir/v" ||
   fail "no -v line for the starting depth, up to $served: $(grep copying "$tmpdir/v")"
 most=$(most_in_flight "$tmpdir/v")
-[ "$most" -gt $((16 * 262144)) ] ||
+[ "$most" -gt $((16 * 1024 * 1024)) ] ||
   fail "against a delayed server the depth did not grow: $(grep depth: "$tmpdir/v")"
 [ "$most" -le $((served * 1024 * 1024)) ] ||
   fail "more in flight than the servers serve at once: $most"

@@ -395,8 +395,8 @@ IMAGES_HELP
 "                      reads and adapt to the server\n"
 "  --request-size=SIZE bytes per read, a multiple of the block size\n"
 "                      (%d to %dM; suffixes k, M, G are powers of 1024);\n"
-"                      without it, start at 256k or the block size if\n"
-"                      larger, and adapt, up to 1M or the start if larger\n",
+"                      without it, adapt from 256k or the block size if\n"
+"                      larger, up to 1M or that if larger\n",
            progname, BLKHASH_BLOCK_SIZE / 1024, MAX_REQUESTS,
            CHECKSUM_REQUESTS, MIN_REQUEST_SIZE,
            MAX_REQUEST_SIZE / (1024 * 1024));

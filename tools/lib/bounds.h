@@ -14,34 +14,34 @@
 #ifndef NBD_LIBEV_EXAMPLES_BOUNDS_H
 #define NBD_LIBEV_EXAMPLES_BOUNDS_H
 
-/* nbd-evcopy's requests in flight to start with: 4, and more as it
- * measures (tools/lib/depth.h).  Against a server on the same machine
- * few bytes in flight are faster, each buffer still in the CPU's cache
- * when it is written, and starting from 4 cost the copy a fifth less
- * CPU time than starting from 16 (docs/techniques.md, section 13).
+/* nbd-evcopy's requests in flight to start with: 16, the lessons'
+ * number, of the largest size the depth may reach (ADAPT_MAX_SIZE,
+ * below), and more or fewer as it measures (tools/lib/depth.h).  16 of
+ * 1 MiB were the best fixed setting against servers up to 5 ms away,
+ * and against farther ones the climb from 16 MiB is a few round trips
+ * shorter than from the 1 MiB it used to start at (docs/techniques.md,
+ * section 13).  Once the buffers came on huge pages, starting deeper
+ * no longer cost CPU time against a near server.
  */
-#define DEFAULT_REQUESTS 4
+#define DEFAULT_REQUESTS 16
 
-/* nbd-evsum's reads in flight to start with.  Against a server that answers at
- * once, enough to keep every hash thread busy with one slot while the
- * next few are read; more only add memory, as the hashing, not the
- * server, is the bottleneck.  Each read starts at DEFAULT_REQUEST_SIZE
- * (above), 256 KiB: 4 blocks, about 0.15 ms of SHA-256
- * for a hash thread, so handing slots over costs next to nothing.
- * Against a server that answers late, the depth grows as the reads
- * are measured (tools/lib/depth.h).
+/* nbd-evsum's reads in flight to start with, the same and for the same
+ * reasons.  Against a server that answers at once, the hashing, not
+ * the server, is the bottleneck: 16 reads of 1 MiB keep both hash
+ * threads busy with room to spare.
  */
-#define CHECKSUM_REQUESTS 8
+#define CHECKSUM_REQUESTS 16
 
-/* Bytes per request: 256 KiB, measured.  On qemu-nbd serving raw
- * files from this project's machine's disk with O_DIRECT, 1 MiB
- * requests were much slower for the extent-reading copy and the
- * checksum: that disk takes at most 254 pages per I/O, so the kernel
- * splits every 1 MiB direct write in two.  Over NBD to nbdkit null,
- * 256 KiB to 1 MiB are level.  Far larger requests leave the pipeline
- * empty while each is read whole; much smaller ones cost a command and
- * a callback per few pages.  docs/techniques.md has the figures; make
- * bench (comparisons 2 and 8) measures it again.
+/* The least bytes per request while the size adapts (it starts at the
+ * most, ADAPT_MAX_SIZE): 256 KiB, measured.  On
+ * qemu-nbd serving raw files from this project's machine's disk with
+ * O_DIRECT, 1 MiB requests were much slower for the extent-reading
+ * copy and the checksum: that disk takes at most 254 pages per I/O, so
+ * the kernel splits every 1 MiB direct write in two.  Over NBD to
+ * nbdkit null, 256 KiB to 1 MiB are level.  Far larger requests leave
+ * the pipeline empty while each is read whole; much smaller ones cost
+ * a command and a callback per few pages.  docs/techniques.md has the
+ * figures; make bench (comparisons 2 and 8) measures it again.
  */
 #define DEFAULT_REQUEST_SIZE (256 * 1024)
 

@@ -21,6 +21,13 @@ depth_init (struct depth *d, unsigned requests, uint64_t request_size,
 }
 
 void
+depth_start (struct depth *d, uint64_t size)
+{
+  if (size > d->min_size && size <= d->max_size)
+    d->request_size = size;
+}
+
+void
 depth_sample (struct depth *d, uint64_t bytes, struct depth_mark taken,
               uint64_t now_ns)
 {
@@ -31,6 +38,7 @@ depth_sample (struct depth *d, uint64_t bytes, struct depth_mark taken,
   if (d->epoch_start_ns == 0) {
     d->epoch_start_ns = taken.ns;
     d->epoch_bytes = d->requests * d->request_size;
+    d->epoch_delivered = d->delivered;
   }
   d->delivered += bytes;
   /* BBR's delivery rate: what was delivered while this slot was out,
@@ -96,13 +104,22 @@ set_depth (struct depth *d, double target, bool grow_only)
 /* While starting, the depth grows as soon as a slot shows more rate
  * than the estimate, not only once an epoch: each slot's rate is that
  * of the depth a round trip ago, so waiting for the epoch's end as well
- * would add a round trip to every step of the climb.  It grows to at
- * most the startup gain times the depth the epoch began with, the most
- * a round trip can show to be needed.
+ * would add a round trip to every step of the climb.  For the same
+ * reason the estimate alone asks for too little while the depth
+ * doubles: it grows also by the bytes delivered since the epoch began,
+ * as TCP's slow start adds to its window what each acknowledgement
+ * acknowledges, which doubles the depth every round trip whatever the
+ * estimates lag; not in the first epoch, whose round trips may be
+ * those of the queue the starting depth makes in a near server, or of
+ * the first tenths of a second, which are slow.  It grows to at most
+ * the startup gain times the depth the epoch began with, the most a
+ * round trip can show to be needed.
  */
 static bool
 startup_grow (struct depth *d, uint64_t now_ns)
 {
+  double target;
+
   if (d->epoch_rate <= d->btlbw)
     return false;
   d->btlbw = d->epoch_rate;
@@ -112,8 +129,11 @@ startup_grow (struct depth *d, uint64_t now_ns)
   }
   if (d->epoch_rtt_ns > QUEUE_RTT * d->rtprop_ns)
     return false;               /* queueing: see depth_update */
-  return set_depth (d, MIN (STARTUP_GAIN * d->btlbw * d->rtprop_ns / 1e9,
-                            STARTUP_GAIN * d->epoch_bytes), true);
+  target = STARTUP_GAIN * d->btlbw * d->rtprop_ns / 1e9;
+  if (d->epochs > 0)
+    target = MAX (target, (double) d->epoch_bytes +
+                  (d->delivered - d->epoch_delivered));
+  return set_depth (d, MIN (target, STARTUP_GAIN * d->epoch_bytes), true);
 }
 
 /* Once starting is over, the round trip is measured again with the
@@ -169,6 +189,7 @@ drain (struct depth *d, uint64_t now_ns)
   changed = set_depth (d, MIN (STARTUP_GAIN * d->btlbw * d->rtprop_ns / 1e9,
                                d->drain_from), false);
   d->epoch_bytes = d->requests * d->request_size;
+  d->epoch_delivered = d->delivered;
   return changed;
 }
 
@@ -227,8 +248,9 @@ depth_update (struct depth *d, uint64_t now_ns)
       return d->changed;
   }
 
-  /* What the path holds, times the gain; once started, only a change of
-   * more than DEPTH_HYSTERESIS either way.
+  /* What the path holds, times the gain: while starting, only more (it
+   * may have started at larger requests than its least); once started,
+   * only a change of more than DEPTH_HYSTERESIS either way.
    */
   target = (d->startup ? STARTUP_GAIN : STEADY_GAIN) * d->btlbw *
     d->rtprop_ns / 1e9;
@@ -237,8 +259,9 @@ depth_update (struct depth *d, uint64_t now_ns)
   now = (double) d->requests * d->request_size;
   if (d->startup || target > now * DEPTH_HYSTERESIS ||
       target * DEPTH_HYSTERESIS < now)
-    d->changed = set_depth (d, target, false);
+    d->changed = set_depth (d, target, d->startup);
   d->epoch_bytes = d->requests * d->request_size;
+  d->epoch_delivered = d->delivered;
   return d->changed;
 }
 

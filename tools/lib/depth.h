@@ -30,8 +30,10 @@
  *    with it.  While starting, the gain is BBR's startup gain, 2/ln 2,
  *    which doubles the rate every round trip, and the depth grows as
  *    soon as a slot shows more rate than the estimate, not only at the
- *    end of an epoch; once three epochs running brought less than a
- *    quarter more rate, the gain is 2.
+ *    end of an epoch, and by at least the bytes delivered since the
+ *    epoch began, as TCP's slow start grows its window; once three
+ *    epochs running brought less than a quarter more rate, the gain is
+ *    2.
  *
  * An epoch lasts a round trip while starting and EPOCH_RTTS round
  * trips after, and at least EPOCH_MIN_NS: long enough for a rate, short
@@ -63,7 +65,7 @@
  *  - After the second end, it follows the estimates only when they ask
  *    for more than DEPTH_HYSTERESIS times more or less than it has, so
  *    that noise in the round trips does not move it back and forth.
- * It never goes below where it started.
+ * It never goes below its least: min_requests of min_size.
  *
  * An option given explicitly (--requests, --request-size) fixes its
  * value.  No libnbd, no libev: the program passes in the times.
@@ -92,6 +94,7 @@ struct depth {
   uint64_t min_size, max_size;
   uint64_t epoch_bytes;         /* startup: the depth's bytes when the
                                    epoch began */
+  uint64_t epoch_delivered;     /* startup: delivered when it began */
   uint64_t drain_ns;            /* 0, or when draining began */
   unsigned drained;             /* slots back that were taken after */
   uint64_t drain_rtt_ns;        /* their shortest round trip */
@@ -117,6 +120,12 @@ struct depth {
  */
 void depth_init (struct depth *d, unsigned requests, uint64_t request_size,
                  unsigned max_requests, uint64_t max_size);
+
+/* Start at requests of size bytes, a power of two times the least
+ * request and at most the largest, and not at the least: sizes still
+ * fall to the least if the estimates ask for no more.
+ */
+void depth_start (struct depth *d, uint64_t size);
 
 /* What a slot's sample needs of the moment it was taken: the time, and
  * the bytes delivered until then.

@@ -143,6 +143,14 @@ engine_set_depth (struct engine *e, unsigned requests, uint64_t request_size,
     max_size = fit_max_size (nbd, max_size, request_size);
   }
   depth_init (&e->depth, requests, request_size, max_requests, max_size);
+  /* With an NBD server, an adapting size starts at the largest: against
+   * a far server the climb is shorter, and against a near one the
+   * estimates bring it down (docs/techniques.md, section 13).  Between
+   * local files and streams alone it starts at the least, whose
+   * buffers of zeroes become holes more often.
+   */
+  if (served > 0)
+    depth_start (&e->depth, max_size);
   alloc_ring (e, nr_slots);
 }
 
