@@ -55,6 +55,8 @@ struct slot {
 struct outcome {
   unsigned requests;
   uint64_t request_size, most, reached_ns;
+  uint64_t least_after;         /* the least depth once it was at its
+                                   maximum */
   unsigned late_changes;        /* changes of the depth after the first
                                    second */
 };
@@ -121,6 +123,10 @@ simulate (const struct server *s, unsigned requests, uint64_t size,
       o.late_changes++;
     if (s->holds > 0 && o.reached_ns == 0 && in_flight >= s->holds)
       o.reached_ns = now;
+    if ((o.least_after == 0 &&
+         d.requests * d.request_size == max_requests * max_size) ||
+        (o.least_after > 0 && d.requests * d.request_size < o.least_after))
+      o.least_after = d.requests * d.request_size;
   }
   o.requests = d.requests;
   o.request_size = d.request_size;
@@ -130,6 +136,9 @@ simulate (const struct server *s, unsigned requests, uint64_t size,
           (unsigned long long) o.most, o.late_changes);
   if (o.reached_ns)
     printf (", %.0f ms to hold %.0f MB", o.reached_ns / 1e6, s->holds / 1e6);
+  if (o.least_after)
+    printf (", never below %llu bytes once at its maximum",
+            (unsigned long long) o.least_after);
   printf ("\n");
   return o;
 }
@@ -160,6 +169,7 @@ main (void)
     { "noisy pipe", 10e6, pipe_rate, 0.5, 1, 10e6, 0, 1 };
   const struct server near = { "near", 0.2e6, pipe_rate, 0, 1, 0, 0, 1 };
   const struct server near4 = { "near, 4 at once", 0.2e6, pipe_rate, 0, 4, 0, 0, 1 };
+  const struct server far = { "far", 50e6, pipe_rate, 0, 1, 50e6, 0, 1 };
   const struct server endless = { "endless", 10e6, endless_rate, 0, 1, 0, 0, 1 };
   const struct server warming =
     { "near, warming up", 0.2e6, pipe_rate, 0, 1, 0, 300e6, 20 };
@@ -212,6 +222,16 @@ main (void)
   CHECK (o.late_changes <= 2);
   o = simulate (&noisy_pipe, 16, 256 * 1024, 256, MIB, 5);
   CHECK (o.late_changes <= 2);
+
+  /* A path 50 ms away that holds 50 MB, with the depth kept to 32 of
+   * 1 MiB, as the tools keep it to what the servers serve at once: the
+   * depth reaches its maximum and stays there but for the drain, which
+   * finds the round trip no shorter at half the depth and goes no
+   * lower.
+   */
+  o = simulate (&far, 16, 256 * 1024, 32, MIB, 5);
+  CHECK (o.requests == 32 && o.request_size == MIB);
+  CHECK (o.least_after >= 16 * MIB);
 
   /* However much rate the server gives, the depth stays within its
    * maximum.

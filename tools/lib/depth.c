@@ -109,9 +109,10 @@ set_depth (struct depth *d, double target, bool grow_only)
  * doubles: it grows also by the bytes delivered since the epoch began,
  * as TCP's slow start adds to its window what each acknowledgement
  * acknowledges, which doubles the depth every round trip whatever the
- * estimates lag; not in the first epoch, whose round trips may be
- * those of the queue the starting depth makes in a near server, or of
- * the first tenths of a second, which are slow.  It grows to at most
+ * estimates lag; not in the first epoch of a start (the first, or the
+ * one after the drain), whose round trips may be those of the queue
+ * the starting depth makes in a near server, or of the first tenths of
+ * a second, which are slow.  It grows to at most
  * the startup gain times the depth the epoch began with, the most a
  * round trip can show to be needed.
  */
@@ -130,40 +131,53 @@ startup_grow (struct depth *d, uint64_t now_ns)
   if (d->epoch_rtt_ns > QUEUE_RTT * d->rtprop_ns)
     return false;               /* queueing: see depth_update */
   target = STARTUP_GAIN * d->btlbw * d->rtprop_ns / 1e9;
-  if (d->epochs > 0)
+  if (d->startup_epochs > 0)
     target = MAX (target, (double) d->epoch_bytes +
                   (d->delivered - d->epoch_delivered));
   return set_depth (d, MIN (target, STARTUP_GAIN * d->epoch_bytes), true);
 }
 
-/* Once starting is over, the round trip is measured again with the
- * depth it started with, as BBR's PROBE_RTT does: the climb leaves
- * requests queued in the servers, and against a near server the
- * shortest round trip seen so far may be one of the slow first tenths
- * of a second, so that what the path holds would be taken for more
- * than it is.  The depth stays there until min_requests slots taken
- * since have come back: each was taken with fewer than min_requests
- * ahead of it, so the shorter of their round trip and the one known
- * before is the path's.
+/* Once starting is over, the round trip is measured again with less in
+ * flight, as BBR's PROBE_RTT does: the climb leaves requests queued in
+ * the servers, and against a near server the shortest round trip seen
+ * so far may be one of the slow first tenths of a second, so that what
+ * the path holds would be taken for more than it is.
+ *
+ * The drain goes first to half the depth.  Requests queued in a server
+ * take about half as long with half as many ahead of them; against a
+ * server far away that was not queueing they take as long as before.
+ * So if the slots taken at half the depth come back no sooner than the
+ * shortest round trip of the epoch before the drain over QUEUE_RTT,
+ * nothing was queued: the depth goes back at once, and a far server's
+ * drain costs about a round trip, not the two that emptying the path
+ * and filling it again from the least would.  If they come back sooner,
+ * the drain goes on to the least.  Each stage lasts until min_requests
+ * slots taken since it began have come back.
  */
 static bool
-start_drain (struct depth *d, uint64_t now_ns)
+drain_to (struct depth *d, double target, uint64_t now_ns)
 {
   d->drain_ns = now_ns;
   d->drained = 0;
   d->drain_rtt_ns = 0;
+  return set_depth (d, target, false);
+}
+
+static bool
+start_drain (struct depth *d, uint64_t rtt_ns, uint64_t now_ns)
+{
+  double least = (double) d->min_requests * d->min_size;
+
   d->drain_from = (double) d->requests * d->request_size;
-  if (d->requests == d->min_requests && d->request_size == d->min_size)
-    return false;
-  d->requests = d->min_requests;
-  d->request_size = d->min_size;
-  return true;
+  d->drain_from_rtt_ns = rtt_ns;
+  d->halved = d->drain_from / 2 > least;
+  return drain_to (d, d->halved ? d->drain_from / 2 : least, now_ns);
 }
 
 /* The drain is over: with the round trip measured again, starting goes
  * on from what the estimates ask for at the startup gain, never past
  * where it was before the drain.  Against a far server that is about
- * where it was, so the drain costs a round trip or two, not a second
+ * where it was, so the drain costs about a round trip, not a second
  * climb; against a near one that was warming up, the round trip now
  * measured is short and the depth a fraction of what it was.  The next
  * end of starting is for good.
@@ -175,6 +189,10 @@ drain (struct depth *d, uint64_t now_ns)
 
   if (d->drained < d->min_requests)
     return false;
+  if (d->halved && d->drain_rtt_ns * QUEUE_RTT < d->drain_from_rtt_ns) {
+    d->halved = false;          /* they queued: on to the least */
+    return drain_to (d, (double) d->min_requests * d->min_size, now_ns);
+  }
   d->drain_ns = 0;
   if (d->drain_rtt_ns < d->rtprop_ns) {
     d->rtprop_ns = d->drain_rtt_ns;
@@ -186,6 +204,7 @@ drain (struct depth *d, uint64_t now_ns)
   d->startup = true;
   d->full_rate = 0;
   d->flat_epochs = 0;
+  d->startup_epochs = 0;
   changed = set_depth (d, MIN (STARTUP_GAIN * d->btlbw * d->rtprop_ns / 1e9,
                                d->drain_from), false);
   d->epoch_bytes = d->requests * d->request_size;
@@ -197,12 +216,12 @@ drain (struct depth *d, uint64_t now_ns)
  * state.
  */
 static bool
-end_startup (struct depth *d, uint64_t now_ns)
+end_startup (struct depth *d, uint64_t rtt_ns, uint64_t now_ns)
 {
   d->startup = false;
   if (d->drains++ > 0)
     return false;
-  return start_drain (d, now_ns);
+  return start_drain (d, rtt_ns, now_ns);
 }
 
 bool
@@ -237,6 +256,7 @@ depth_update (struct depth *d, uint64_t now_ns)
    */
   estimate (d, rtt, now_ns);
   if (d->startup) {
+    d->startup_epochs++;
     if (d->rate[slot] >= 1.25 * d->full_rate) {
       d->full_rate = d->rate[slot];
       d->flat_epochs = 0;
@@ -244,7 +264,7 @@ depth_update (struct depth *d, uint64_t now_ns)
     else
       d->flat_epochs++;
     if ((d->flat_epochs >= 3 || rtt > QUEUE_RTT * d->rtprop_ns) &&
-        ((d->changed = end_startup (d, now_ns)) || d->drain_ns > 0))
+        ((d->changed = end_startup (d, rtt, now_ns)) || d->drain_ns > 0))
       return d->changed;
   }
 

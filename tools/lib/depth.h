@@ -54,14 +54,15 @@
  *  - Starting ends as soon as no slot of an epoch came back within
  *    QUEUE_RTT times the shortest round trip: the slots have begun to
  *    queue in the servers (TCP's HyStart leaves slow start so).
- *  - The first time starting ends, the depth drains: back to where it
- *    started until one round of slots has come back, to measure the
- *    round trip with little queued (as BBR's PROBE_RTT does); then
- *    starting goes on from what the estimates ask for, never past
- *    where it was.  The first tenths of a second against a near server
- *    are slow while the servers and the kernel warm up, and look like
- *    a far server; without the drain, the round trip of that time
- *    would keep the depth high.
+ *  - The first time starting ends, the depth drains, to measure the
+ *    round trip with little queued (as BBR's PROBE_RTT does): to half
+ *    until a round of slots has come back, and if they came back
+ *    sooner (the servers were queueing) on to its least for another
+ *    round; then starting goes on from what the estimates ask for,
+ *    never past where it was.  The first tenths of a second against a
+ *    near server are slow while the servers and the kernel warm up,
+ *    and look like a far server; without the drain, the round trip of
+ *    that time would keep the depth high.
  *  - After the second end, it follows the estimates only when they ask
  *    for more than DEPTH_HYSTERESIS times more or less than it has, so
  *    that noise in the round trips does not move it back and forth.
@@ -99,6 +100,8 @@ struct depth {
   unsigned drained;             /* slots back that were taken after */
   uint64_t drain_rtt_ns;        /* their shortest round trip */
   double drain_from;            /* the bytes in flight before it */
+  bool halved;                  /* its first stage, at half of them */
+  uint64_t drain_from_rtt_ns;   /* the shortest round trip before it */
   unsigned drains;              /* drains begun: at most one */
   bool changed;                 /* the last depth_update changed them */
   uint64_t epoch_start_ns;      /* 0: no epoch started yet */
@@ -111,6 +114,7 @@ struct depth {
   bool startup;                 /* still looking for the most rate */
   double full_rate;             /* startup: the rate to beat by 25% */
   unsigned flat_epochs;         /* startup: epochs that did not */
+  unsigned startup_epochs;      /* startup: epochs since it began */
   double btlbw, rtprop_ns;      /* the estimates, for messages */
 };
 
