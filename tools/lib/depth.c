@@ -174,9 +174,11 @@ start_drain (struct depth *d, uint64_t rtt_ns, uint64_t now_ns)
   return drain_to (d, d->halved ? d->drain_from / 2 : least, now_ns);
 }
 
-/* The drain is over: with the round trip measured again, starting goes
- * on from what the estimates ask for at the startup gain, never past
- * where it was before the drain.  Against a far server that is about
+/* While draining, once a round of the stage's slots is back: after the
+ * half, if they came back sooner, on to the least; otherwise the drain
+ * is over.  With the round trip measured again, starting goes on from
+ * what the estimates ask for at the startup gain, never past where it
+ * was before the drain.  Against a far server that is about
  * where it was, so the drain costs about a round trip, not a second
  * climb; against a near one that was warming up, the round trip now
  * measured is short and the depth a fraction of what it was.  The next
