@@ -217,9 +217,10 @@ main (void)
   o = simulate (&near4, 16, 256 * 1024, 256, MIB, 5);
   CHECK (o.requests == 16);
   CHECK (o.most <= 16 * MIB);
-  /* Where each request of 1 MiB takes twice as long per byte, as on
-   * this machine's virtual disk, which splits them (docs/techniques.md,
-   * section 4), the depth comes down to smaller requests.
+  /* Where each request larger than 256 KiB takes twice as long per
+   * byte, as on this machine's virtual disk, which splits them
+   * (docs/techniques.md, section 4), the depth comes down to smaller
+   * requests.
    */
   o = simulate (&disk, 16, 256 * 1024, 256, MIB, 5);
   CHECK (o.requests == 16 && o.request_size < MIB);
@@ -227,8 +228,9 @@ main (void)
   /* A near server that starts 20 times slower and is fast after
    * 0.3 s, as the servers and the kernel warm up, looks far while it
    * lasts, and its rate grows: the depth may grow then, but by no more
-   * than the startup gain per epoch, and starting ends once the
-   * round trips grow: never past the 16 MiB it starts at.
+   * than the startup gain per epoch (rounded up to whole requests), and
+   * starting ends once the round trips grow: never past the 16 MiB it
+   * starts at.
    */
   o = simulate (&warming, 16, 256 * 1024, 256, MIB, 5);
   CHECK (o.most <= 16 * MIB);
@@ -251,6 +253,13 @@ main (void)
   o = simulate (&far, 16, 256 * 1024, 32, MIB, 5);
   CHECK (o.requests == 32 && o.request_size == MIB);
   CHECK (o.least_after >= 16 * MIB);
+  /* Kept to 20 of 1 MiB, half is 10 MiB: the drain goes to no more
+   * than that (16 of 512 KiB, not 16 of 1 MiB, which would hide a
+   * queue), and no lower.
+   */
+  o = simulate (&far, 16, 256 * 1024, 20, MIB, 5);
+  CHECK (o.requests == 20 && o.request_size == MIB);
+  CHECK (o.least_after == 8 * MIB);
 
   /* However much rate the server gives, the depth stays within its
    * maximum.

@@ -77,28 +77,46 @@ estimate (struct depth *d, uint64_t epoch_rtt_ns, uint64_t now_ns)
   }
 }
 
-/* Set the depth to hold target bytes: larger requests first, up to the
- * most that min_requests of them need, then more requests.  With
- * grow_only, a target below the depth now changes nothing.  True if
- * the depth changed.
+/* The least depth that holds target bytes: larger requests first, up
+ * to the most that min_requests of them need, then more requests.
  */
-static bool
-set_depth (struct depth *d, double target, bool grow_only)
+static void
+holding (const struct depth *d, double target, unsigned *requests,
+         uint64_t *size)
 {
-  uint64_t size = d->min_size;
-  unsigned requests = d->min_requests;
+  *size = d->min_size;
+  *requests = d->min_requests;
+  while (*size < d->max_size && *size * d->min_requests < target)
+    *size = MIN (*size * 2, d->max_size);
+  while (*requests < d->max_requests && (double) *requests * *size < target)
+    (*requests)++;
+}
 
-  while (size < d->max_size && size * d->min_requests < target)
-    size = MIN (size * 2, d->max_size);
-  while (requests < d->max_requests && (double) requests * size < target)
-    requests++;
-  if (grow_only && requests * size <= d->requests * d->request_size)
-    return false;
+/* Set the depth to requests of size.  True if it changed. */
+static bool
+set_to (struct depth *d, unsigned requests, uint64_t size)
+{
   if (size == d->request_size && requests == d->requests)
     return false;
   d->request_size = size;
   d->requests = requests;
   return true;
+}
+
+/* Set the depth to hold target bytes, rounded up to a whole depth.
+ * With grow_only, a target below the depth now changes nothing.  True
+ * if the depth changed.
+ */
+static bool
+set_depth (struct depth *d, double target, bool grow_only)
+{
+  uint64_t size;
+  unsigned requests;
+
+  holding (d, target, &requests, &size);
+  if (grow_only && requests * size <= d->requests * d->request_size)
+    return false;
+  return set_to (d, requests, size);
 }
 
 /* While starting, the depth grows as soon as a slot shows more rate
@@ -112,9 +130,9 @@ set_depth (struct depth *d, double target, bool grow_only)
  * estimates lag; not in the first epoch of a start (the first, or the
  * one after the drain), whose round trips may be those of the queue
  * the starting depth makes in a near server, or of the first tenths of
- * a second, which are slow.  It grows to at most
- * the startup gain times the depth the epoch began with, the most a
- * round trip can show to be needed.
+ * a second, which are slow.  It grows to no more than the startup
+ * gain times the depth the epoch began with, the most a round trip can
+ * show to be needed, rounded up to whole requests.
  */
 static bool
 startup_grow (struct depth *d, uint64_t now_ns)
@@ -143,43 +161,56 @@ startup_grow (struct depth *d, uint64_t now_ns)
  * so far may be one of the slow first tenths of a second, so that what
  * the path holds would be taken for more than it is.
  *
- * The drain goes first to half the depth.  Requests queued in a server
+ * The drain goes first to half the depth or less.  Requests queued in a server
  * take about half as long with half as many ahead of them; against a
  * server far away that was not queueing they take as long as before.
  * So if the slots taken at half the depth come back no sooner than the
  * shortest round trip of the epoch before the drain over QUEUE_RTT,
  * nothing was queued: the depth goes back at once, and a far server's
  * drain costs about a round trip, not the two that emptying the path
- * and filling it again from the least would.  If they come back sooner,
- * the drain goes on to the least.  Each stage lasts until min_requests
- * slots taken since it began have come back.
+ * and filling it again from the least would.  If they come back
+ * QUEUE_RTT times sooner, the drain goes on to the least.  Each stage
+ * lasts until min_requests slots taken since it began have come back.
  */
-static bool
-drain_to (struct depth *d, double target, uint64_t now_ns)
+static void
+drain_begins (struct depth *d, uint64_t now_ns)
 {
   d->drain_ns = now_ns;
   d->drained = 0;
   d->drain_rtt_ns = 0;
-  return set_depth (d, target, false);
 }
 
+/* The half is rounded down, one step below what holding gives, so that
+ * it is never more than half: rounded up, 17 requests of 1 MiB would
+ * "halve" to 16 of them, which shows nothing of a queue.
+ */
 static bool
 start_drain (struct depth *d, uint64_t rtt_ns, uint64_t now_ns)
 {
   double least = (double) d->min_requests * d->min_size;
+  uint64_t size;
+  unsigned requests;
 
   d->drain_from = (double) d->requests * d->request_size;
   d->drain_from_rtt_ns = rtt_ns;
-  d->halved = d->drain_from / 2 > least;
-  return drain_to (d, d->halved ? d->drain_from / 2 : least, now_ns);
+  holding (d, d->drain_from / 2, &requests, &size);
+  if ((double) requests * size > d->drain_from / 2) {
+    if (requests > d->min_requests)
+      requests--;
+    else if (size > d->min_size)
+      size /= 2;
+  }
+  d->halved = (double) requests * size > least;
+  drain_begins (d, now_ns);
+  return set_to (d, requests, size);
 }
 
 /* While draining, once a round of the stage's slots is back: after the
- * half, if they came back sooner, on to the least; otherwise the drain
- * is over.  With the round trip measured again, starting goes on from
- * what the estimates ask for at the startup gain, never past where it
- * was before the drain.  Against a far server that is about
- * where it was, so the drain costs about a round trip, not a second
+ * half, if they came back QUEUE_RTT times sooner, on to the least;
+ * otherwise the drain is over.  With the round trip measured again,
+ * starting goes on from what the estimates ask for at the startup gain,
+ * never past where it was before the drain.  Against a far server that
+ * is about where it was, so the drain costs about a round trip, not a second
  * climb; against a near one that was warming up, the round trip now
  * measured is short and the depth a fraction of what it was.  The next
  * end of starting is for good.
@@ -193,7 +224,8 @@ drain (struct depth *d, uint64_t now_ns)
     return false;
   if (d->halved && d->drain_rtt_ns * QUEUE_RTT < d->drain_from_rtt_ns) {
     d->halved = false;          /* they queued: on to the least */
-    return drain_to (d, (double) d->min_requests * d->min_size, now_ns);
+    drain_begins (d, now_ns);
+    return set_to (d, d->min_requests, d->min_size);
   }
   d->drain_ns = 0;
   if (d->drain_rtt_ns < d->rtprop_ns) {

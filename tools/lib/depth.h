@@ -30,8 +30,9 @@
  *    with it.  While starting, the gain is BBR's startup gain, 2/ln 2,
  *    which doubles the rate every round trip, and the depth grows as
  *    soon as a slot shows more rate than the estimate, not only at the
- *    end of an epoch, and by at least the bytes delivered since the
- *    epoch began, as TCP's slow start grows its window; once three
+ *    end of an epoch, and from the second epoch of a start on by at
+ *    least the bytes delivered since the epoch began, as TCP's slow
+ *    start grows its window; once three
  *    epochs running brought less than a quarter more rate, the gain is
  *    2.
  *
@@ -50,15 +51,16 @@
  * fastest: each buffer is still in the CPU's cache when it is written
  * (docs/techniques.md, section 13).  Four things keep the depth from
  * growing for nothing:
- *  - While starting it grows at most by the startup gain per epoch.
+ *  - While starting it grows at most by the startup gain per epoch,
+ *    rounded up to whole requests.
  *  - Starting ends as soon as no slot of an epoch came back within
  *    QUEUE_RTT times the shortest round trip: the slots have begun to
  *    queue in the servers (TCP's HyStart leaves slow start so).
  *  - The first time starting ends, the depth drains, to measure the
  *    round trip with little queued (as BBR's PROBE_RTT does): to half
  *    until a round of slots has come back, and if they came back
- *    sooner (the servers were queueing) on to its least for another
- *    round; then starting goes on from what the estimates ask for,
+ *    QUEUE_RTT times sooner (the servers were queueing) on to its least
+ *    for another round; then starting goes on from what the estimates ask for,
  *    never past where it was.  The first tenths of a second against a
  *    near server are slow while the servers and the kernel warm up,
  *    and look like a far server; without the drain, the round trip of
@@ -96,12 +98,13 @@ struct depth {
   uint64_t epoch_bytes;         /* startup: the depth's bytes when the
                                    epoch began */
   uint64_t epoch_delivered;     /* startup: delivered when it began */
-  uint64_t drain_ns;            /* 0, or when draining began */
+  uint64_t drain_ns;            /* 0, or when the drain's stage began */
   unsigned drained;             /* slots back that were taken after */
   uint64_t drain_rtt_ns;        /* their shortest round trip */
   double drain_from;            /* the bytes in flight before it */
-  bool halved;                  /* its first stage, at half of them */
-  uint64_t drain_from_rtt_ns;   /* the shortest round trip before it */
+  bool halved;                  /* in its first stage, at half or less */
+  uint64_t drain_from_rtt_ns;   /* the last epoch's shortest round trip
+                                   before it */
   unsigned drains;              /* drains begun: at most one */
   bool changed;                 /* the last depth_update changed them */
   uint64_t epoch_start_ns;      /* 0: no epoch started yet */
