@@ -167,6 +167,26 @@ endless_rate (double x)
   return 1e15;
 }
 
+/* The first stage of a drain: never more than half, never below the
+ * least of 16 of 256 KiB.
+ */
+static void
+check_half (unsigned requests, uint64_t size, unsigned want_requests,
+            uint64_t want_size)
+{
+  struct depth d;
+  unsigned r;
+  uint64_t s;
+
+  depth_init (&d, 16, 256 * 1024, 256, MIB);
+  d.requests = requests;
+  d.request_size = size;
+  depth_half (&d, &r, &s);
+  printf ("half of %u of %llu bytes: %u of %llu\n", requests,
+          (unsigned long long) size, r, (unsigned long long) s);
+  CHECK (r == want_requests && s == want_size);
+}
+
 int
 main (void)
 {
@@ -189,6 +209,16 @@ main (void)
   const struct server noisy_near =
     { "noisy near", 0.2e6, pipe_rate, 0.5, 1, 0, 0, 1, 1 };
   struct outcome o;
+
+  /* Half, rounded down to whole requests: 17 of 1 MiB rounded up would
+   * be 16 of 1 MiB, 94% of them, and show nothing of a queue.
+   */
+  check_half (64, MIB, 32, MIB);
+  check_half (33, MIB, 16, MIB);
+  check_half (24, MIB, 16, 512 * 1024);
+  check_half (17, MIB, 16, 512 * 1024);
+  check_half (16, MIB, 16, 512 * 1024);
+  check_half (16, 256 * 1024, 16, 256 * 1024);
 
   /* The path holds 10 MB: the depth starts at 16 of 1 MiB, holds it
    * from the first round trip, and settles at about twice what the
@@ -246,20 +276,20 @@ main (void)
 
   /* A path 50 ms away that holds 50 MB, with the depth kept to 32 of
    * 1 MiB, as the tools keep it to what the servers serve at once: the
-   * depth reaches its maximum and stays there but for the drain, which
-   * finds the round trip no shorter at half the depth and goes no
-   * lower.
+   * depth reaches its maximum and stays there.  Starting ends there
+   * with round trips no longer than the first, and no drain follows:
+   * it would cost a round trip at half the depth.
    */
   o = simulate (&far, 16, 256 * 1024, 32, MIB, 5);
   CHECK (o.requests == 32 && o.request_size == MIB);
-  CHECK (o.least_after >= 16 * MIB);
-  /* Kept to 20 of 1 MiB, half is 10 MiB: the drain goes to no more
-   * than that (16 of 512 KiB, not 16 of 1 MiB, which would hide a
-   * queue), and no lower.
+  CHECK (o.least_after == 32 * MIB);
+  /* Kept to 20 of 1 MiB, the depth ends starting there, at its most,
+   * with round trips as short as ever: nothing is queued, and there is
+   * no drain.
    */
   o = simulate (&far, 16, 256 * 1024, 20, MIB, 5);
   CHECK (o.requests == 20 && o.request_size == MIB);
-  CHECK (o.least_after == 8 * MIB);
+  CHECK (o.least_after == 20 * MIB);
 
   /* However much rate the server gives, the depth stays within its
    * maximum.

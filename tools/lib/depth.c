@@ -184,6 +184,20 @@ drain_begins (struct depth *d, uint64_t now_ns)
  * it is never more than half: rounded up, 17 requests of 1 MiB would
  * "halve" to 16 of them, which shows nothing of a queue.
  */
+void
+depth_half (const struct depth *d, unsigned *requests, uint64_t *size)
+{
+  double half = (double) d->requests * d->request_size / 2;
+
+  holding (d, half, requests, size);
+  if ((double) *requests * *size > half) {
+    if (*requests > d->min_requests)
+      (*requests)--;
+    else if (*size > d->min_size)
+      *size /= 2;
+  }
+}
+
 static bool
 start_drain (struct depth *d, uint64_t rtt_ns, uint64_t now_ns)
 {
@@ -193,13 +207,7 @@ start_drain (struct depth *d, uint64_t rtt_ns, uint64_t now_ns)
 
   d->drain_from = (double) d->requests * d->request_size;
   d->drain_from_rtt_ns = rtt_ns;
-  holding (d, d->drain_from / 2, &requests, &size);
-  if ((double) requests * size > d->drain_from / 2) {
-    if (requests > d->min_requests)
-      requests--;
-    else if (size > d->min_size)
-      size /= 2;
-  }
+  depth_half (d, &requests, &size);
   d->halved = (double) requests * size > least;
   drain_begins (d, now_ns);
   return set_to (d, requests, size);
@@ -247,13 +255,20 @@ drain (struct depth *d, uint64_t now_ns)
 }
 
 /* Starting is over: the first time, drain; the second, the steady
- * state.
+ * state.  No drain if starting ended at the most the depth may reach
+ * with round trips within QUEUE_RTT of the shortest: nothing queued
+ * that a drain would show, and against a far server, the only kind
+ * that takes the depth that far, a drain would cost a round trip at
+ * half the depth.
  */
 static bool
 end_startup (struct depth *d, uint64_t rtt_ns, uint64_t now_ns)
 {
   d->startup = false;
   if (d->drains++ > 0)
+    return false;
+  if (d->requests == d->max_requests && d->request_size == d->max_size &&
+      rtt_ns <= QUEUE_RTT * d->rtprop_ns)
     return false;
   return start_drain (d, rtt_ns, now_ns);
 }
