@@ -181,8 +181,10 @@ drain_begins (struct depth *d, uint64_t now_ns)
 }
 
 /* The half is rounded down, one step below what holding gives, so that
- * it is never more than half: rounded up, 17 requests of 1 MiB would
- * "halve" to 16 of them, which shows nothing of a queue.
+ * it is never more than half unless half is below the least: rounded
+ * up, 17 requests of 1 MiB would "halve" to 16 of them, which shows
+ * nothing of a queue.  The step down is one request fewer, or at
+ * min_requests, requests of half the size.
  */
 void
 depth_half (const struct depth *d, unsigned *requests, uint64_t *size)
@@ -255,20 +257,13 @@ drain (struct depth *d, uint64_t now_ns)
 }
 
 /* Starting is over: the first time, drain; the second, the steady
- * state.  No drain if starting ended at the most the depth may reach
- * with round trips within QUEUE_RTT of the shortest: nothing queued
- * that a drain would show, and against a far server, the only kind
- * that takes the depth that far, a drain would cost a round trip at
- * half the depth.
+ * state.
  */
 static bool
 end_startup (struct depth *d, uint64_t rtt_ns, uint64_t now_ns)
 {
   d->startup = false;
   if (d->drains++ > 0)
-    return false;
-  if (d->requests == d->max_requests && d->request_size == d->max_size &&
-      rtt_ns <= QUEUE_RTT * d->rtprop_ns)
     return false;
   return start_drain (d, rtt_ns, now_ns);
 }

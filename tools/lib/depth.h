@@ -58,16 +58,13 @@
  *    queue in the servers (TCP's HyStart leaves slow start so).
  *  - The first time starting ends, the depth drains, to measure the
  *    round trip with little queued (as BBR's PROBE_RTT does): to half
- *    or less until a round of slots has come back, and if they came
- *    back QUEUE_RTT times sooner (the servers were queueing) on to its
- *    least for another round; then starting goes on from what the
+ *    or less (but not below its least) until a round of slots has come
+ *    back, and if they came back QUEUE_RTT times sooner (the servers
+ *    were queueing) on to its least for another round; then starting goes on from what the
  *    estimates ask for, never past where it was.  The first tenths of
  *    a second against a near server are slow while the servers and the
  *    kernel warm up, and look like a far server; without the drain, the
- *    round trip of that time would keep the depth high.  Only a depth
- *    that ended starting at its most, with round trips within QUEUE_RTT
- *    of the shortest, does not drain: nothing queued there, and only a
- *    far server takes it that far.
+ *    round trip of that time would keep the depth high.
  *  - After the second end, it follows the estimates only when they ask
  *    for more than DEPTH_HYSTERESIS times more or less than it has, so
  *    that noise in the round trips does not move it back and forth.
@@ -163,7 +160,7 @@ void depth_sample (struct depth *d, uint64_t bytes, struct depth_mark taken,
 bool depth_update (struct depth *d, uint64_t now_ns);
 
 /* The depth a drain goes to first: the largest that holds no more than
- * half the bytes in flight now, and not less than the least.
+ * half the bytes in flight now, or the least if half is below it.
  */
 void depth_half (const struct depth *d, unsigned *requests, uint64_t *size);
 
