@@ -60,11 +60,12 @@
  *    round trip with little queued (as BBR's PROBE_RTT does): to half
  *    or less (but not below its least) until a round of slots has come
  *    back, and if they came back QUEUE_RTT times sooner (the servers
- *    were queueing) on to its least for another round; then starting goes on from what the
- *    estimates ask for, never past where it was.  The first tenths of
- *    a second against a near server are slow while the servers and the
- *    kernel warm up, and look like a far server; without the drain, the
- *    round trip of that time would keep the depth high.
+ *    were queueing) on to its least for another round; then starting
+ *    goes on from what the estimates ask for, never past where it was.
+ *    The first tenths of a second against a near server are slow while
+ *    the servers and the kernel warm up, and look like a far server;
+ *    without the drain, the round trip of that time would keep the
+ *    depth high.
  *  - After the second end, it follows the estimates only when they ask
  *    for more than DEPTH_HYSTERESIS times more or less than it has, so
  *    that noise in the round trips does not move it back and forth.
