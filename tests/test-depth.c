@@ -210,8 +210,9 @@ main (void)
     { "noisy near", 0.2e6, pipe_rate, 0.5, 1, 0, 0, 1, 1 };
   struct outcome o;
 
-  /* Half, rounded down to whole requests: 17 of 1 MiB rounded up would
-   * be 16 of 1 MiB, 94% of them, and show nothing of a queue.
+  /* Half, rounded down: one request fewer, or at 16 requests, requests
+   * of half the size.  17 of 1 MiB rounded up would be 16 of 1 MiB, 94%
+   * of them, and show nothing of a queue.  At the least it stays.
    */
   check_half (64, MIB, 32, MIB);
   check_half (33, MIB, 16, MIB);

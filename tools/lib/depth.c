@@ -161,9 +161,10 @@ startup_grow (struct depth *d, uint64_t now_ns)
  * so far may be one of the slow first tenths of a second, so that what
  * the path holds would be taken for more than it is.
  *
- * The drain goes first to half the depth or less.  Requests queued in a server
- * take about half as long with half as many ahead of them; against a
- * server far away that was not queueing they take as long as before.
+ * The drain goes first to half the depth or less.  Requests queued in
+ * a server take about half as long with half as many ahead of them;
+ * against a server far away that was not queueing they take as long as
+ * before.
  * So if the slots taken at half the depth come back no sooner than the
  * shortest round trip of the epoch before the drain over QUEUE_RTT,
  * nothing was queued: the depth goes back at once, and a far server's
@@ -220,10 +221,10 @@ start_drain (struct depth *d, uint64_t rtt_ns, uint64_t now_ns)
  * otherwise the drain is over.  With the round trip measured again,
  * starting goes on from what the estimates ask for at the startup gain,
  * never past where it was before the drain.  Against a far server that
- * is about where it was, so the drain costs about a round trip, not a second
- * climb; against a near one that was warming up, the round trip now
- * measured is short and the depth a fraction of what it was.  The next
- * end of starting is for good.
+ * is about where it was, so the drain costs about a round trip, not a
+ * second climb; against a near one that was warming up, the round trip
+ * now measured is short and the depth a fraction of what it was.  The
+ * next end of starting is for good.
  */
 static bool
 drain (struct depth *d, uint64_t now_ns)

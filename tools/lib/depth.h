@@ -32,9 +32,8 @@
  *    soon as a slot shows more rate than the estimate, not only at the
  *    end of an epoch, and from the second epoch of a start on by at
  *    least the bytes delivered since the epoch began, as TCP's slow
- *    start grows its window; once three
- *    epochs running brought less than a quarter more rate, the gain is
- *    2.
+ *    start grows its window; once three epochs running brought less
+ *    than a quarter more rate, the gain is 2.
  *
  * An epoch lasts a round trip while starting and EPOCH_RTTS round
  * trips after, and at least EPOCH_MIN_NS: long enough for a rate, short
@@ -106,7 +105,8 @@ struct depth {
   bool halved;                  /* in its first stage, at half or less */
   uint64_t drain_from_rtt_ns;   /* the last epoch's shortest round trip
                                    before it */
-  unsigned drains;              /* drains begun: at most one */
+  unsigned drains;              /* ends of starting: only the first
+                                   drains */
   bool changed;                 /* the last depth_update changed them */
   uint64_t epoch_start_ns;      /* 0: no epoch started yet */
   uint64_t delivered;           /* bytes of all slots sampled */
