@@ -242,19 +242,26 @@ main (void)
   CHECK (o.requests == 16 && o.request_size == 256 * 1024);
   CHECK (o.most <= 16 * MIB);
   /* With a server that serves four requests at once, as a disk with a
-   * queue does, it never grows past where it started either; 16 of
-   * 256 KiB still queue there, so it may stay at its start.
+   * queue does, it never grows past where it started either.  16 of
+   * 256 KiB queue there too: the drain measures how much each byte in
+   * flight adds to the round trip, finds the least's round trip nearly
+   * all queue, and the depth stays at the least.
    */
   o = simulate (&near4, 16, 256 * 1024, 256, MIB, 5);
-  CHECK (o.requests == 16);
+  CHECK (o.requests == 16 && o.request_size == 256 * 1024);
   CHECK (o.most <= 16 * MIB);
   /* Where each request larger than 256 KiB takes twice as long per
    * byte, as on this machine's virtual disk, which splits them
-   * (docs/techniques.md, section 4), the depth comes down to smaller
-   * requests.
+   * (docs/techniques.md, section 4), the depth comes down to the
+   * least, and after RTPROP_WINDOW_NS, when the round trip is measured
+   * again, it stays there: the round trip of that time is taken
+   * without its queue.
    */
   o = simulate (&disk, 16, 256 * 1024, 256, MIB, 5);
-  CHECK (o.requests == 16 && o.request_size < MIB);
+  CHECK (o.requests == 16 && o.request_size == 256 * 1024);
+  o = simulate (&disk, 16, 256 * 1024, 256, MIB, 25);
+  CHECK (o.requests == 16 && o.request_size == 256 * 1024);
+  CHECK (o.late_changes <= 4);
 
   /* A near server that starts 20 times slower and is fast after
    * 0.3 s, as the servers and the kernel warm up, looks far while it
@@ -274,6 +281,14 @@ main (void)
   CHECK (o.late_changes <= 2);
   o = simulate (&noisy_pipe, 16, 256 * 1024, 256, MIB, 5);
   CHECK (o.late_changes <= 2);
+  /* Far, for longer than RTPROP_WINDOW_NS: the round trip is measured
+   * again by a drain every 10 s, not taken from an epoch whose round
+   * trips have the queue of twice what the path holds in them, which
+   * doubled the depth every 10 s.
+   */
+  o = simulate (&noisy_pipe, 16, 256 * 1024, 256, MIB, 25);
+  CHECK ((uint64_t) o.requests * o.request_size >= 10000000);
+  CHECK ((uint64_t) o.requests * o.request_size <= 30000000);
 
   /* A path 50 ms away that holds 50 MB, with the depth kept to 32 of
    * 1 MiB, as the tools keep it to what the servers serve at once: the

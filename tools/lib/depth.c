@@ -17,6 +17,7 @@ depth_init (struct depth *d, unsigned requests, uint64_t request_size,
     .requests = requests, .request_size = request_size,
     .min_requests = requests, .max_requests = max_requests,
     .min_size = request_size, .max_size = max_size, .startup = true,
+    .settled = true,
   };
 }
 
@@ -27,12 +28,25 @@ depth_start (struct depth *d, uint64_t size)
     d->request_size = size;
 }
 
+/* A round trip measured with bytes in flight, less the time those
+ * bytes wait in the servers by the drain's measure of the queue (none
+ * until the drain measured one): the round trip without queue.  At
+ * least 1 ns, 0 being "not measured".
+ */
+static uint64_t
+unqueued (const struct depth *d, uint64_t rtt_ns, double bytes)
+{
+  double queue_ns = bytes * d->queue_ns_per_byte;
+
+  return rtt_ns > queue_ns + 1 ? (uint64_t) (rtt_ns - queue_ns) : 1;
+}
+
 void
 depth_sample (struct depth *d, uint64_t bytes, struct depth_mark taken,
               uint64_t now_ns)
 {
   /* At least 1 ns: 0 stands for no round trip measured yet. */
-  uint64_t rtt = MAX (now_ns - taken.ns, 1);
+  uint64_t rtt = MAX (now_ns - taken.ns, 1), free_ns;
   double rate;
 
   if (d->epoch_start_ns == 0) {
@@ -40,6 +54,8 @@ depth_sample (struct depth *d, uint64_t bytes, struct depth_mark taken,
     d->epoch_bytes = d->requests * d->request_size;
     d->epoch_delivered = d->delivered;
   }
+  if (!d->settled && taken.ns >= d->change_ns)
+    d->settled = true;
   d->delivered += bytes;
   /* BBR's delivery rate: what was delivered while this slot was out,
    * over how long it was out.  It is the rate of the depth the slot
@@ -50,7 +66,20 @@ depth_sample (struct depth *d, uint64_t bytes, struct depth_mark taken,
     d->epoch_rate = rate;
   if (d->epoch_rtt_ns == 0 || rtt < d->epoch_rtt_ns)
     d->epoch_rtt_ns = rtt;
-  if (d->drain_ns > 0 && taken.ns >= d->drain_ns) {
+  free_ns = unqueued (d, rtt, taken.depth);
+  if (d->epoch_free_ns == 0 || free_ns < d->epoch_free_ns)
+    d->epoch_free_ns = free_ns;
+  /* At the least, the drain counts only slots taken once the first
+   * slot taken at it is back: the ones before it waited behind the
+   * half's larger queue, and would make the least's round trip look
+   * longer than it is.
+   */
+  if (d->drain_ns > 0 && !d->halved && d->least_from_ns == 0 &&
+      taken.ns >= d->drain_ns)
+    d->least_from_ns = now_ns;
+  if (d->drain_ns > 0 && taken.ns >= d->drain_ns &&
+      (d->halved || (d->least_from_ns > 0 &&
+                     taken.ns >= d->least_from_ns))) {
     d->drained++;
     if (d->drain_rtt_ns == 0 || rtt < d->drain_rtt_ns)
       d->drain_rtt_ns = rtt;
@@ -58,11 +87,12 @@ depth_sample (struct depth *d, uint64_t bytes, struct depth_mark taken,
 }
 
 /* The estimates, each as BBR keeps it: the highest rate of the last
- * DEPTH_EPOCHS epochs, and the shortest round trip until it is
- * RTPROP_WINDOW_NS old, when the last epoch's replaces it.
+ * DEPTH_EPOCHS epochs, and the shortest round trip without queue
+ * (rtt, 0 if the epoch had none); once that is RTPROP_WINDOW_NS old,
+ * depth_update drains to measure it again.
  */
 static void
-estimate (struct depth *d, uint64_t epoch_rtt_ns, uint64_t now_ns)
+estimate (struct depth *d, uint64_t rtt, uint64_t now_ns)
 {
   unsigned i, n = d->epochs < DEPTH_EPOCHS ? d->epochs : DEPTH_EPOCHS;
 
@@ -70,9 +100,8 @@ estimate (struct depth *d, uint64_t epoch_rtt_ns, uint64_t now_ns)
   for (i = 0; i < n; i++)
     if (d->rate[i] > d->btlbw)
       d->btlbw = d->rate[i];
-  if (d->rtprop_ns == 0 || epoch_rtt_ns <= d->rtprop_ns ||
-      now_ns - d->rtprop_at_ns > RTPROP_WINDOW_NS) {
-    d->rtprop_ns = epoch_rtt_ns;
+  if (rtt > 0 && (d->rtprop_ns == 0 || rtt <= d->rtprop_ns)) {
+    d->rtprop_ns = rtt;
     d->rtprop_at_ns = now_ns;
   }
 }
@@ -142,8 +171,8 @@ startup_grow (struct depth *d, uint64_t now_ns)
   if (d->epoch_rate <= d->btlbw)
     return false;
   d->btlbw = d->epoch_rate;
-  if (d->rtprop_ns == 0 || d->epoch_rtt_ns < d->rtprop_ns) {
-    d->rtprop_ns = d->epoch_rtt_ns;
+  if (d->rtprop_ns == 0 || d->epoch_free_ns < d->rtprop_ns) {
+    d->rtprop_ns = d->epoch_free_ns;
     d->rtprop_at_ns = now_ns;
   }
   if (d->epoch_rtt_ns > QUEUE_RTT * d->rtprop_ns)
@@ -177,6 +206,7 @@ static void
 drain_begins (struct depth *d, uint64_t now_ns)
 {
   d->drain_ns = now_ns;
+  d->least_from_ns = 0;
   d->drained = 0;
   d->drain_rtt_ns = 0;
 }
@@ -210,6 +240,7 @@ start_drain (struct depth *d, uint64_t rtt_ns, uint64_t now_ns)
 
   d->drain_from = (double) d->requests * d->request_size;
   d->drain_from_rtt_ns = rtt_ns;
+  d->half_bytes = d->half_rtt_ns = 0;
   depth_half (d, &requests, &size);
   d->halved = (double) requests * size > least;
   drain_begins (d, now_ns);
@@ -230,22 +261,41 @@ static bool
 drain (struct depth *d, uint64_t now_ns)
 {
   bool changed;
+  double least;
+  uint64_t rtt;
 
   if (d->drained < d->min_requests)
     return false;
   if (d->halved && d->drain_rtt_ns * QUEUE_RTT < d->drain_from_rtt_ns) {
     d->halved = false;          /* they queued: on to the least */
+    d->half_bytes = (double) d->requests * d->request_size;
+    d->half_rtt_ns = d->drain_rtt_ns;
     drain_begins (d, now_ns);
     return set_to (d, d->min_requests, d->min_size);
   }
   d->drain_ns = 0;
-  if (d->drain_rtt_ns < d->rtprop_ns) {
-    d->rtprop_ns = d->drain_rtt_ns;
+  least = (double) d->requests * d->request_size;
+  if (d->half_rtt_ns > d->drain_rtt_ns && d->half_bytes > least) {
+    double per_byte = (d->half_rtt_ns - d->drain_rtt_ns) /
+      (d->half_bytes - least);
+
+    /* Only if the least queues too, by more than a third of its round
+     * trip; otherwise the least is below what the path holds, where
+     * bytes in flight add nothing to the round trip.
+     */
+    d->queue_ns_per_byte =
+      least * per_byte * QUEUE_RTT > d->drain_rtt_ns ? per_byte : 0;
+  }
+  rtt = unqueued (d, d->drain_rtt_ns, least);
+  if (rtt < d->rtprop_ns || d->refresh) {
+    d->rtprop_ns = rtt;
     d->rtprop_at_ns = now_ns;
   }
+  d->refresh = false;
   d->epoch_start_ns = now_ns;
   d->epoch_rate = 0;
   d->epoch_rtt_ns = 0;
+  d->epoch_free_ns = 0;
   d->startup = true;
   d->full_rate = 0;
   d->flat_epochs = 0;
@@ -269,10 +319,10 @@ end_startup (struct depth *d, uint64_t rtt_ns, uint64_t now_ns)
   return start_drain (d, rtt_ns, now_ns);
 }
 
-bool
-depth_update (struct depth *d, uint64_t now_ns)
+static bool
+update (struct depth *d, uint64_t now_ns)
 {
-  uint64_t length, rtt;
+  uint64_t length, rtt, free_ns;
   unsigned slot;
   double target, now;
 
@@ -289,9 +339,11 @@ depth_update (struct depth *d, uint64_t now_ns)
   slot = d->epochs++ % DEPTH_EPOCHS;
   d->rate[slot] = d->epoch_rate;
   rtt = d->epoch_rtt_ns;
+  free_ns = d->epoch_free_ns;
   d->epoch_start_ns = now_ns;
   d->epoch_rate = 0;
   d->epoch_rtt_ns = 0;
+  d->epoch_free_ns = 0;
   /* Startup ends once the rate has grown by less than a quarter in
    * three epochs running: then the path is full (BBR's "full
    * bandwidth reached"); or at once when no slot of the epoch came back
@@ -299,7 +351,16 @@ depth_update (struct depth *d, uint64_t now_ns)
    * to queue in the servers, as TCP's HyStart (Ha and Rhee, "Taming the
    * elephants", 2008) leaves slow start when round trips grow.
    */
-  estimate (d, rtt, now_ns);
+  estimate (d, free_ns, now_ns);
+  /* No shorter round trip for RTPROP_WINDOW_NS: measure it again with
+   * a drain, whose round trip replaces it (BBR's PROBE_RTT).
+   */
+  if (!d->startup && d->drains > 0 &&
+      now_ns - d->rtprop_at_ns > RTPROP_WINDOW_NS) {
+    d->refresh = true;
+    d->changed = start_drain (d, rtt, now_ns);
+    return d->changed;
+  }
   if (d->startup) {
     d->startup_epochs++;
     if (d->rate[slot] >= 1.25 * d->full_rate) {
@@ -330,14 +391,35 @@ depth_update (struct depth *d, uint64_t now_ns)
   return d->changed;
 }
 
+/* After a change the slots taken first wait behind fewer bytes than
+ * the new depth, or the old depth if it was less: until the first
+ * slot taken since the change is back, a slot's queue is counted as
+ * the least depth since the last settled one.
+ */
+bool
+depth_update (struct depth *d, uint64_t now_ns)
+{
+  double before = (double) d->requests * d->request_size;
+
+  if (!update (d, now_ns))
+    return false;
+  if (d->settled)
+    d->queue_floor = before;
+  d->queue_floor = MIN (d->queue_floor,
+                        (double) d->requests * d->request_size);
+  d->settled = false;
+  d->change_ns = now_ns;
+  return true;
+}
+
 bool
 depth_follow (struct depth *d, uint64_t now_ns)
 {
   if (!depth_update (d, now_ns))
     return false;
-  debug ("depth: %u requests of %" PRIu64 " bytes (%.0f MB/s, shortest "
-         "round trip %.3f ms)", d->requests, d->request_size, d->btlbw / 1e6,
-         d->rtprop_ns / 1e6);
+  debug ("depth: %u requests of %" PRIu64 " bytes (%.0f MB/s, round trip "
+         "%.3f ms without queue)", d->requests, d->request_size,
+         d->btlbw / 1e6, d->rtprop_ns / 1e6);
   return true;
 }
 

@@ -13,13 +13,15 @@
  *
  *  - The round trip (RTprop): the shortest time a slot's work took
  *    (nbd-evcopy: from its read to the end of its write; nbd-evsum:
- *    its read), over the last RTPROP_WINDOW_NS, as
- *    BBR keeps it.  Queueing only ever adds to it, so the shortest is
- *    the path's own; the window is long because once the depth is
- *    larger than the path holds, requests queue in the servers and no
- *    round trip is short again for as long as that lasts, and a
- *    shorter window would take the queue for the path and grow the
- *    depth again to fill it.
+ *    its read), less its queue once the drain (below) has measured
+ *    one, over the last RTPROP_WINDOW_NS, as BBR keeps it.  Queueing
+ *    only ever adds to it, so the shortest is the path's own; the
+ *    window is long because once the depth is larger than the path
+ *    holds, requests queue in the servers and no round trip is short
+ *    again for as long as that lasts.  When the window has passed with
+ *    no shorter one, the depth drains again to measure it afresh, as
+ *    BBR's PROBE_RTT does: taking the last epoch's round trip instead,
+ *    queue and all, grew the depth by the gain every window.
  *  - The bottleneck rate (BtlBw): the highest delivery rate in the last
  *    few epochs, a slot's rate being the bytes delivered while it was
  *    out over the time it was out.
@@ -48,7 +50,7 @@
  *
  * Against a server on the same machine few bytes in flight are
  * fastest: each buffer is still in the CPU's cache when it is written
- * (docs/techniques.md, section 13).  Four things keep the depth from
+ * (docs/techniques.md, section 13).  Five things keep the depth from
  * growing for nothing:
  *  - While starting it grows at most by the startup gain per epoch,
  *    rounded up to whole requests.
@@ -65,6 +67,18 @@
  *    the servers and the kernel warm up, and look like a far server;
  *    without the drain, the round trip of that time would keep the
  *    depth high.
+ *  - A drain that went on to the least measures the queue: the half's
+ *    round trip less the least's, over the bytes between them, is what
+ *    each byte in flight adds by waiting in the servers.  If that
+ *    accounts for more than a third of the least's own round trip, the
+ *    least queues too (a disk that 16 requests of 256 KiB keep busy, a
+ *    server bound by its CPU), and from then on every round trip goes
+ *    into RTprop less the queue of the bytes in flight when its slot
+ *    was taken.  Against such a server what the path holds comes out
+ *    at about nothing, and the depth stays at its least; without it,
+ *    the least's round trip, all queue, made the path look as if it
+ *    held the least, the gain asked for twice that, and the larger
+ *    requests that came with it were slower on this machine's disk.
  *  - After the second end, it follows the estimates only when they ask
  *    for more than DEPTH_HYSTERESIS times more or less than it has, so
  *    that noise in the round trips does not move it back and forth.
@@ -103,15 +117,27 @@ struct depth {
   uint64_t drain_rtt_ns;        /* their shortest round trip */
   double drain_from;            /* the bytes in flight before it */
   bool halved;                  /* in its first stage, at half or less */
+  uint64_t least_from_ns;       /* at the least: 0, or since when its
+                                   slots count */
+  double half_bytes;            /* the half stage's depth, once over */
+  double half_rtt_ns;           /* and its shortest round trip */
+  double queue_ns_per_byte;     /* what a byte in flight adds to the
+                                   round trip, by the drain; 0 before */
   uint64_t drain_from_rtt_ns;   /* the last epoch's shortest round trip
                                    before it */
+  bool refresh;                 /* this drain replaces the round trip */
   unsigned drains;              /* ends of starting: only the first
                                    drains */
   bool changed;                 /* the last depth_update changed them */
+  uint64_t change_ns;           /* when they last changed */
+  bool settled;                 /* a slot taken since then is back */
+  double queue_floor;           /* until then, the least bytes in flight
+                                   since the last settled depth */
   uint64_t epoch_start_ns;      /* 0: no epoch started yet */
   uint64_t delivered;           /* bytes of all slots sampled */
   double epoch_rate;            /* the highest delivery rate this epoch */
   uint64_t epoch_rtt_ns;        /* shortest round trip this epoch */
+  uint64_t epoch_free_ns;       /* and the shortest without queue */
   uint64_t rtprop_at_ns;        /* when rtprop_ns was measured */
   double rate[DEPTH_EPOCHS];    /* the last epochs' bytes per second */
   unsigned epochs;              /* epochs ended */
@@ -140,12 +166,17 @@ void depth_start (struct depth *d, uint64_t size);
  */
 struct depth_mark {
   uint64_t ns, delivered;
+  double depth;                 /* the bytes in flight it was taken at */
 };
 
 static inline struct depth_mark
 depth_mark (const struct depth *d, uint64_t now_ns)
 {
-  return (struct depth_mark) { .ns = now_ns, .delivered = d->delivered };
+  return (struct depth_mark) {
+    .ns = now_ns, .delivered = d->delivered,
+    .depth = d->settled ? (double) d->requests * d->request_size
+                        : d->queue_floor,
+  };
 }
 
 /* A slot's work is over: bytes moved since the mark taken with the
