@@ -127,7 +127,7 @@ struct depth {
                                    before it */
   bool refresh;                 /* this drain replaces the round trip */
   unsigned drains;              /* ends of starting: only the first
-                                   drains */
+                                   drains (a stale RTprop drains too) */
   bool changed;                 /* the last depth_update changed them */
   uint64_t change_ns;           /* when they last changed */
   bool settled;                 /* a slot taken since then is back */
@@ -166,7 +166,8 @@ void depth_start (struct depth *d, uint64_t size);
  */
 struct depth_mark {
   uint64_t ns, delivered;
-  double depth;                 /* the bytes in flight it was taken at */
+  double depth;                 /* the bytes whose queue its round trip
+                                   is counted without */
 };
 
 static inline struct depth_mark
