@@ -383,7 +383,7 @@ usage (void)
 "nbdcopy --blkhash in libnbd after 1.22): the digest of the digests\n"
 "of its blocks and its size.  One line per image, in the order given,\n"
 "as sha256sum prints them; the exit status is 1 if any failed.\n"
-IMAGES_HELP
+IMAGES_HELP ("read", "standard input")
 "\n"
 "Options:\n"
 "  --digest=NAME       md5, sha1, sha256 (default), sha512, or any other\n"

@@ -54,15 +54,18 @@
 
 #include <libnbd.h>
 
-/* What every program's --help says about naming an image. */
-#define IMAGES_HELP \
+/* What every program's --help says about naming an image; io is how
+ * the program uses one ("read and written", or "read"), and dash what
+ * "-" stands for.
+ */
+#define IMAGES_HELP(io, dash) \
   "An image is an NBD URI (nbd://host/export, nbd+unix:///?socket=PATH),\n" \
-  "a local file or block device (raw is read and written by the program\n" \
+  "a local file or block device (raw is " io " by the program\n" \
   "itself through io_uring, or by a captive nbdkit where it cannot be;\n" \
   "qcow2, vmdk and qemu's other formats, found from the first bytes, by\n" \
   "a captive qemu-nbd), [ CMD ARGS ... ]: an NBD server the program runs\n" \
-  "with socket activation and stops at the end, or - for standard input\n" \
-  "or output (or a pipe's path), read or written in order.\n" \
+  "with socket activation and stops at the end, or - for " dash "\n" \
+  "(or a pipe's path), " io " in order.\n" \
   "Options go before the first image.\n"
 
 enum image_kind {
