@@ -984,8 +984,7 @@ usage (void)
 "Copy a disk image to another, reading only the source's data and zeroing\n"
 "its holes with as few zero commands as the protocol allows\n"
 "(--no-extents --no-sparse: every byte read and written).\n"
-IMAGES_HELP ("read and written",
-            "standard input or output")
+IMAGES_HELP ("read and written", "standard input or output")
 "A DESTINATION file that does not exist is created, raw, as large as\n"
 "the source.  DESTINATION null: drops everything, as nbdcopy's: to\n"
 "measure reading, or with --checksum to hash the source.\n"

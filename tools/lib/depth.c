@@ -261,7 +261,7 @@ static bool
 drain (struct depth *d, uint64_t now_ns)
 {
   bool changed;
-  double least;
+  double ends_at;               /* the least, or the half */
   uint64_t rtt;
 
   if (d->drained < d->min_requests)
@@ -274,19 +274,19 @@ drain (struct depth *d, uint64_t now_ns)
     return set_to (d, d->min_requests, d->min_size);
   }
   d->drain_ns = 0;
-  least = (double) d->requests * d->request_size;
-  if (d->half_rtt_ns > d->drain_rtt_ns && d->half_bytes > least) {
+  ends_at = (double) d->requests * d->request_size;
+  if (d->half_rtt_ns > d->drain_rtt_ns && d->half_bytes > ends_at) {
     double per_byte = (d->half_rtt_ns - d->drain_rtt_ns) /
-      (d->half_bytes - least);
+      (d->half_bytes - ends_at);
 
     /* Only if the least queues too, by more than a third of its round
      * trip; otherwise the least is below what the path holds, where
      * bytes in flight add nothing to the round trip.
      */
     d->queue_ns_per_byte =
-      least * per_byte * QUEUE_RTT > d->drain_rtt_ns ? per_byte : 0;
+      ends_at * per_byte * QUEUE_RTT > d->drain_rtt_ns ? per_byte : 0;
   }
-  rtt = unqueued (d, d->drain_rtt_ns, least);
+  rtt = unqueued (d, d->drain_rtt_ns, ends_at);
   if (rtt < d->rtprop_ns || d->refresh) {
     d->rtprop_ns = rtt;
     d->rtprop_at_ns = now_ns;
