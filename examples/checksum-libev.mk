@@ -15,7 +15,7 @@ examples_checksum_libev_SOURCES = \
 	$(NULL)
 # -pthread and libcrypto: the block digests are computed on a pool of
 # hash threads with OpenSSL.
-examples_checksum_libev_CFLAGS = $(WARNINGS_CFLAGS) -pthread $(LIBCRYPTO_CFLAGS) $(LIBNBD_CFLAGS) $(LIBEV_CFLAGS)
+examples_checksum_libev_CFLAGS = $(WARNINGS_CFLAGS) $(SANITIZER_CFLAGS) -pthread $(LIBCRYPTO_CFLAGS) $(LIBNBD_CFLAGS) $(LIBEV_CFLAGS)
 examples_checksum_libev_LDFLAGS = -pthread
 examples_checksum_libev_LDADD = $(LIBNBD_LIBS) $(LIBEV_LIBS) $(LIBCRYPTO_LIBS)
 

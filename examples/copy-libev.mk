@@ -9,7 +9,7 @@ examples_copy_libev_SOURCES = \
 	$(COMMON_GLUE) \
 	$(COMMON_RING) \
 	$(NULL)
-examples_copy_libev_CFLAGS = $(WARNINGS_CFLAGS) $(LIBNBD_CFLAGS) $(LIBEV_CFLAGS)
+examples_copy_libev_CFLAGS = $(WARNINGS_CFLAGS) $(SANITIZER_CFLAGS) $(LIBNBD_CFLAGS) $(LIBEV_CFLAGS)
 examples_copy_libev_LDADD = $(LIBNBD_LIBS) $(LIBEV_LIBS)
 
 TESTS_SH += \

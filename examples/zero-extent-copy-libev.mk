@@ -11,7 +11,7 @@ examples_zero_extent_copy_libev_SOURCES = \
 	$(COMMON_ISZERO) \
 	$(COMMON_RING) \
 	$(NULL)
-examples_zero_extent_copy_libev_CFLAGS = $(WARNINGS_CFLAGS) $(LIBNBD_CFLAGS) $(LIBEV_CFLAGS)
+examples_zero_extent_copy_libev_CFLAGS = $(WARNINGS_CFLAGS) $(SANITIZER_CFLAGS) $(LIBNBD_CFLAGS) $(LIBEV_CFLAGS)
 examples_zero_extent_copy_libev_LDADD = $(LIBNBD_LIBS) $(LIBEV_LIBS)
 
 TESTS_SH += \

@@ -23,6 +23,31 @@ for _p in nbd-evcopy nbd-evsum \
   eval "$_p () { env \"\$mark\" $_p \"\$@\"; }"
 done
 
+# In a build configured with --enable-sanitizers (SANITIZERS=yes from
+# make check), every report of AddressSanitizer, LeakSanitizer or
+# UndefinedBehaviorSanitizer goes to a file of this test's, which
+# cleanup prints and fails the test on.  A report on stderr alone
+# could pass unseen: a test that expects a program to fail, or that
+# sends its stderr to a file, would take a program stopped by a
+# report for one that failed as it should.  The exit status 86 is one
+# no program of the suite uses, for the tests that look at the status.
+if [ "${SANITIZERS:-no}" = yes ]; then
+  export ASAN_OPTIONS="exitcode=86:log_path=$tmpdir/sanitizer"
+  export UBSAN_OPTIONS="exitcode=86:print_stacktrace=1:log_path=$tmpdir/sanitizer"
+fi
+
+# requires_no_sanitizers REASON: skip (exit 77) in a sanitizer build,
+# for a test that cannot run under it (valgrind cannot run a program
+# built with AddressSanitizer; an address-space limit is smaller than
+# the shadow memory it reserves).
+requires_no_sanitizers ()
+{
+  if [ "${SANITIZERS:-no}" = yes ]; then
+    echo "$0: SKIP: sanitizer build: $1"
+    exit 77
+  fi
+}
+
 # leftovers: the pids of live processes with this test's mark.
 leftovers ()
 {
@@ -49,6 +74,12 @@ cleanup ()
     kill $_left 2>/dev/null || :
     status=1
   fi
+  for _f in "$tmpdir"/sanitizer.*; do
+    [ -e "$_f" ] || continue
+    echo "FAIL: sanitizer report in $_f:" >&2
+    cat "$_f" >&2
+    status=1
+  done
   rm -rf "$tmpdir"
   exit $status
 }

@@ -6,6 +6,7 @@
 # (its stack shows as "possibly lost") and no leak.
 source "$abs_top_srcdir/tests/functions.sh"
 requires nbdkit valgrind
+requires_no_sanitizers "valgrind cannot run a program built with AddressSanitizer"
 requires_nbdkit_filter error
 requires_nbdkit_filter blocksize-policy
 

@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "asan.h"
 #include "buffers.h"
 
 /* The size of a transparent huge page on x86-64 and arm64 with 4 KiB
@@ -26,9 +27,15 @@ buffers_init (struct buffers *b, struct ring *ring, size_t size)
   assert (ring->in_use == 0 && ring->nr_slots > 0);
   if (page <= 0)
     page = 4096;
-  /* Each buffer page-aligned, as the ring's own are, for O_DIRECT. */
-  stride = (size + page - 1) / page * page;
-  if (stride == 0 || stride > (SIZE_MAX - HUGE_PAGE) / ring->nr_slots) {
+  /* Each buffer page-aligned, as the ring's own are, for O_DIRECT;
+   * in a sanitizer build followed by a redzone (asan.h).
+   */
+  if (size == 0 || size > SIZE_MAX / 2) {
+    errno = ENOMEM;
+    return -1;
+  }
+  stride = (size + page - 1) / page * page + ASAN_REDZONE_PAGES * page;
+  if (stride > (SIZE_MAX - HUGE_PAGE) / ring->nr_slots) {
     errno = ENOMEM;
     return -1;
   }
@@ -48,7 +55,11 @@ buffers_init (struct buffers *b, struct ring *ring, size_t size)
    */
   madvise (b->area, total, MADV_HUGEPAGE);
 #endif
+  /* Free buffers and redzones may not be touched until taken. */
+  asan_poison (b->area, total);
   ring->buf_size = size;
+  b->size = size;
+  b->total = total;
   b->n = 0;
   for (i = ring->nr_slots; i > 0; i--)
     b->stack[b->n++] = (char *) b->area + (size_t) (i - 1) * stride;
@@ -60,11 +71,13 @@ buffers_take (struct buffers *b, struct slot *slot)
 {
   assert (b->n > 0 && slot->buf == NULL);
   slot->buf = b->stack[--b->n];
+  asan_unpoison (slot->buf, b->size);
 }
 
 void
 buffers_give (struct buffers *b, struct slot *slot)
 {
+  asan_poison (slot->buf, b->size);
   b->stack[b->n++] = slot->buf;
   slot->buf = NULL;
 }
@@ -76,6 +89,7 @@ buffers_free (struct buffers *b, struct ring *ring)
 
   for (i = 0; i < ring->nr_slots; i++)
     ring->slots[i].buf = NULL;
+  asan_unpoison (b->area, b->total);
   free (b->area);
   free (b->stack);
   b->area = NULL;

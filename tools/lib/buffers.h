@@ -28,6 +28,8 @@ struct buffers {
   void **stack;                 /* stack[n - 1] is the next handed out */
   unsigned n;
   void *area;                   /* all the buffers */
+  size_t size;                  /* of each buffer */
+  size_t total;                 /* of the area */
 };
 
 /* Allocate a buffer of size bytes for every slot of a ring made

@@ -29,6 +29,7 @@
 #define VALGRIND_MAKE_MEM_DEFINED(addr, len) ((void) 0)
 #endif
 
+#include "asan.h"
 #include "bounds.h"
 #include "file.h"
 #include "util.h"
@@ -142,6 +143,9 @@ queue (struct request *r)
   /* What is left of a short O_DIRECT transfer may be unaligned. */
   if (done % r->f->align != 0)
     r->fd = r->f->buffered_fd;
+  /* The kernel's access to the buffer is one ASan cannot see. */
+  if (r->op == REQ_READ || r->op == REQ_WRITE)
+    asan_check_range (r->buf + done, r->length - done);
   switch (r->op) {
   case REQ_READ:
     io_uring_prep_read (sqe, r->fd, r->buf + done, r->length - done,
