@@ -4,6 +4,7 @@
 #include <config.h>
 #endif
 
+#include <assert.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -165,6 +166,8 @@ server_pick (struct server *s)
   int64_t fewest = INT64_MAX, in_flight;
   unsigned k;
 
+  /* server_connect made the first connection or stopped the program. */
+  assert (s->n > 0);
   for (k = 0; k < s->n; k++) {
     struct conn *c = s->v[(s->next + k) % s->n];
 
