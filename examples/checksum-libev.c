@@ -237,7 +237,7 @@ int
 main (int argc, char *argv[])
 {
   static const struct option options[] = {
-    { "verbose", 0, NULL, 'v' }, { "help", 0, NULL, 'h' }, { NULL } };
+    { "verbose", 0, NULL, 'v' }, { "help", 0, NULL, 'h' }, { 0 } };
   bool verbose = false;
   struct ev_loop *loop = EV_DEFAULT;
   char hex[BLKHASH_HEX_SIZE];

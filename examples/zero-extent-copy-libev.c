@@ -370,7 +370,7 @@ main (int argc, char *argv[])
     { "init", no_argument, NULL, OPT_INIT },
     { "verbose", no_argument, NULL, 'v' },
     { "help", no_argument, NULL, 'h' },
-    { NULL }
+    { 0 }
   };
   unsigned requests = REQUESTS;
   bool init = false, verbose = false;

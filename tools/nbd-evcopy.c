@@ -1053,7 +1053,7 @@ parse_options (int argc, char *argv[], struct copy_options *co)
     { "resume",              required_argument, NULL, OPT_RESUME },
     { "help",                no_argument,       NULL, 'h' },
     SHARED_LONG_OPTIONS,
-    { NULL }
+    { 0 }
   };
   int c;
 

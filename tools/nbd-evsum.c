@@ -418,7 +418,7 @@ parse_options (int argc, char *argv[], struct sum_options *so)
     { "block-size",   required_argument, NULL, OPT_BLOCK_SIZE },
     { "help",         no_argument,       NULL, 'h' },
     SHARED_LONG_OPTIONS,
-    { NULL }
+    { 0 }
   };
   int c;
 
