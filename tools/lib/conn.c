@@ -21,6 +21,9 @@
 /* The server has failed us: keep why for conn_check, and stop waiting
  * for it.  Its commands in flight are abandoned.
  */
+static void give_up (struct conn *c, const char *fmt, ...)
+  __attribute__ ((format (printf, 2, 3)));
+
 static void
 give_up (struct conn *c, const char *fmt, ...)
 {

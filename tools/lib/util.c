@@ -48,6 +48,9 @@ set_progname (const char *argv0)
 /* "progname: message" on a line of its own, below the bar if one is
  * shown.
  */
+static void vmessage (const char *fmt, va_list ap)
+  __attribute__ ((format (printf, 1, 0)));
+
 static void
 vmessage (const char *fmt, va_list ap)
 {
