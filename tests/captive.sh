@@ -85,17 +85,18 @@ done
 # A local file whose server is not installed: a PATH without it.
 mkdir "$tmpdir/bin"
 ln -s "$(command -v nbdkit)" "$tmpdir/bin/nbdkit"
+# (the path, not the shell function: env runs it with the mark.)
 evsum=$(type -P nbd-evsum)
 expect_error "q.qcow2: a qcow2 image needs qemu-nbd, which is not installed (Debian package qemu-utils)" \
-  env PATH="$tmpdir/bin" "$evsum" "$tmpdir/q.qcow2"
+  env "$mark" PATH="$tmpdir/bin" "$evsum" "$tmpdir/q.qcow2"
 rm "$tmpdir/bin/nbdkit"
 ln -s "$(command -v qemu-nbd)" "$tmpdir/bin/qemu-nbd"
 # A raw file needs no server where the program reads it itself
 # (io_uring); on the fallback it needs nbdkit.
-env PATH="$tmpdir/bin" "$evsum" "$tmpdir/out.raw" >/dev/null ||
+env "$mark" PATH="$tmpdir/bin" "$evsum" "$tmpdir/out.raw" >/dev/null ||
   fail "nbd-evsum of a raw file needed a server"
 expect_error "out.raw: a raw image is served by nbdkit, which is not installed (Debian package nbdkit)" \
-  env PATH="$tmpdir/bin" NBD_EV_NO_IO_URING=1 "$evsum" "$tmpdir/out.raw"
+  env "$mark" PATH="$tmpdir/bin" NBD_EV_NO_IO_URING=1 "$evsum" "$tmpdir/out.raw"
 
 # SIGTERM during a run of several images: the image being hashed stops
 # cleanly, no other starts, and the status says which signal.

@@ -16,10 +16,13 @@ server_pids=
 # it) is found by its mark, and fails the test, whatever else happened.
 # The programs' names, the tools' and the lessons', are shell functions
 # that add the mark; a test that needs a program's own pid in $! runs it
-# as env "$mark" PROGRAM ... &.
+# as env "$mark" PROGRAM ... &.  timeout and valgrind run the program
+# they are given by its path, not as the shell function: they are
+# shell functions too, that add the mark to what they run.
 mark="NBD_LIBEV_TEST_MARK=$tmpdir"
 for _p in nbd-evcopy nbd-evsum \
-          copy-libev zero-extent-copy-libev checksum-libev; do
+          copy-libev zero-extent-copy-libev checksum-libev \
+          timeout valgrind; do
   eval "$_p () { env \"\$mark\" $_p \"\$@\"; }"
 done
 
@@ -96,7 +99,8 @@ fail ()
 requires ()
 {
   for c in "$@"; do
-    if ! command -v "$c" >/dev/null 2>&1; then
+    # type -P: a program on PATH, not a shell function of this file.
+    if ! type -P "$c" >/dev/null 2>&1; then
       echo "$0: SKIP: $c is not installed"
       exit 77
     fi
@@ -362,18 +366,18 @@ most_in_flight ()
     awk 'BEGIN { m = 0 } { if ($1 * $2 > m) m = $1 * $2 } END { print m }'
 }
 
-# max_rss_kib COMMAND...: run COMMAND, its output to /dev/null, and print
-# the most memory it ever had resident, in KiB (getrusage's ru_maxrss);
-# fails the test if the command fails.
+# max_rss_kib COMMAND...: run COMMAND, with the mark, its output to
+# /dev/null, and print the most memory it ever had resident, in KiB
+# (getrusage's ru_maxrss); fails the test if the command fails.
 max_rss_kib ()
 {
   python3 -c '
 import resource, subprocess, sys
-r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)
+r = subprocess.run(["env", sys.argv[1]] + sys.argv[2:], stdout=subprocess.DEVNULL)
 if r.returncode != 0:
-    sys.exit("max_rss_kib: %s failed: %d" % (sys.argv[1], r.returncode))
+    sys.exit("max_rss_kib: %s failed: %d" % (sys.argv[2], r.returncode))
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-' "$@" || fail "$* failed"
+' "$mark" "$@" || fail "$* failed"
 }
 
 # served_at_once FILE: the most requests an adapting depth may keep in
