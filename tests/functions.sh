@@ -61,6 +61,12 @@ leftovers ()
 cleanup ()
 {
   status=$?
+  # The test's own background jobs (a reader of a FIFO, a program it
+  # signals, a watcher of a log), left running when a failure ended
+  # the test early, and what each runs in the foreground.
+  for _p in $(jobs -p); do
+    kill $(ps -o pid= --ppid "$_p") "$_p" 2>/dev/null || :
+  done
   for p in $server_pids; do
     kill "$p" 2>/dev/null || :
   done
