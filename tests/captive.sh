@@ -111,8 +111,8 @@ for _ in $(seq 1 100); do
 done
 sleep 0.5
 kill -TERM $pid
-status=0
-wait $pid || status=$?
+wait_for $pid 60
+status=$waited
 [ $status -eq 143 ] || fail "status $status after SIGTERM, not 143"
 [ "$(wc -l <"$tmpdir/out")" -eq 1 ] || fail "stdout: $(cat "$tmpdir/out")"
 grep -q 'interrupted by SIGTERM' "$tmpdir/err" || fail "stderr: $(cat "$tmpdir/err")"

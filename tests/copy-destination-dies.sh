@@ -20,9 +20,9 @@ for opts in "--no-extents --no-sparse" ""; do
     rm -f "$tmpdir/dst.log"
     start_nbdkit dst --filter=log --filter=delay memory 1G delay-write=10ms \
       logfile="$tmpdir/dst.log"
-    pid=$(cat "$tmpdir/dst.pid")
     ( wait_log "$tmpdir/dst.log" '\.\.\.Write id=[0-9]+ return=0'
       kill -$sig "$(cat "$tmpdir/dst.pid")" ) &
+    killer=$!
     if [ $sig = KILL ]; then
       expect_error ": connection lost: " nbd-evcopy $opts "$src" "$dst"
       grep -Eq "^nbd-evcopy: destination( connection [0-9]+)?: connection lost: " \
@@ -32,11 +32,10 @@ for opts in "--no-extents --no-sparse" ""; do
       grep -Eq "^nbd-evcopy: destination( connection [0-9]+)?: (connection lost: the server closed it|write failed at offset [0-9]+ length [0-9]+: the server is shutting down)(; the destination is complete below offset [0-9]+; to copy the rest: .*)?\$" \
         "$tmpdir/err" || fail "unexpected message"
     fi
-    wait
+    wait_for $killer 60
     # A server stopped with SIGTERM finishes the writes in flight
     # first: the next case starts once it is gone, so that no message
-    # can come from it.
-    while kill -0 "$pid" 2>/dev/null; do sleep 0.01; done
-    rm -f "$tmpdir/dst.pid" "$tmpdir/dst.sock"
+    # can come from it.  stop_server waits for that, for a time.
+    stop_server dst
   done
 done

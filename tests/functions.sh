@@ -250,6 +250,26 @@ stop_server ()
   done
 }
 
+# wait_for PID SECONDS: wait for the background job PID, at most
+# SECONDS, and set waited to its exit status.  A job still running
+# then (a program whose --timeout never fires, or that ignores a
+# signal) is killed and fails the test at once, instead of leaving
+# the test to hang until the watchdog's limit.
+wait_for ()
+{
+  for _ in $(seq 1 $(( $2 * 20 ))); do
+    alive "$1" || break
+    sleep 0.05
+  done
+  if alive "$1"; then
+    _args=$(ps -o args= -p "$1" 2>/dev/null) || :
+    kill -KILL "$1" 2>/dev/null || :
+    fail "still running after $2 s, killed: $_args"
+  fi
+  waited=0
+  wait "$1" || waited=$?
+}
+
 # wait_log FILE ERE: wait until a line of FILE (the logfile of nbdkit's
 # log filter) matches ERE; fail after 30 s.  A test that signals a
 # program once it is at work waits this way for the request it needs

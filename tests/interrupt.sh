@@ -26,8 +26,8 @@ for prog in "nbd-evcopy --no-extents --no-sparse" nbd-evcopy; do
     pid=$!
     wait_log "$tmpdir/dst.log" '\.\.\.Write id=[0-9]+ return=0'
     kill -$sig $pid
-    status=0
-    wait $pid || status=$?
+    wait_for $pid 60
+    status=$waited
     cat "$tmpdir/err"
     want=$([ $sig = INT ] && echo 130 || echo 143)
     [ $status -eq "$want" ] || fail "$prog: exit status $status after SIG$sig, expected $want"
@@ -61,8 +61,8 @@ env "$mark" nbd-evsum "$slow" >"$tmpdir/out" 2>"$tmpdir/err" &
 pid=$!
 wait_log "$tmpdir/slow.log" ' Read id='
 kill -INT $pid
-status=0
-wait $pid || status=$?
+wait_for $pid 60
+status=$waited
 cat "$tmpdir/err"
 [ $status -eq 130 ] || fail "nbd-evsum: exit status $status"
 [ ! -s "$tmpdir/out" ] || fail "nbd-evsum printed a digest"
@@ -82,8 +82,8 @@ kill -INT $pid
 sleep 0.5
 t0=$(date +%s.%N)
 kill -INT $pid
-status=0
-wait $pid || status=$?
+wait_for $pid 60
+status=$waited
 t1=$(date +%s.%N)
 cat "$tmpdir/err"
 [ $status -eq 130 ] || fail "exit status $status after two SIGINTs"

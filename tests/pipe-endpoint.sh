@@ -43,7 +43,7 @@ mkfifo "$tmpdir/fifo"
 cat "$tmpdir/fifo" >"$tmpdir/from-fifo" &
 reader=$!
 nbd-evcopy "$odd" "$tmpdir/fifo" || fail "copy to a FIFO"
-wait $reader
+wait_for $reader 30
 cmp "$odd" "$tmpdir/from-fifo" || fail "the FIFO's bytes differ"
 
 # Standard input to a new file: it grows to what the pipe gave, and the
@@ -73,9 +73,10 @@ cat "$sparse" | nbd-evcopy - [ nbdkit file "$tmpdir/served.raw" ] ||
 cmp "$sparse" "$tmpdir/served.raw" || fail "cat | - to NBD: differs"
 fill_file "$tmpdir/served.raw" $((24 * mib)) 252
 cat "$odd" >"$tmpdir/fifo" &
+writer=$!
 nbd-evcopy "$tmpdir/fifo" [ nbdkit file "$tmpdir/served.raw" ] ||
   fail "a FIFO to NBD"
-wait
+wait_for $writer 30
 cmp -n "$(stat -c %s "$odd")" "$odd" "$tmpdir/served.raw" ||
   fail "a FIFO to NBD: differs"
 
@@ -122,11 +123,9 @@ env "$mark" nbd-evcopy --requests=2 --request-size=64k \
 copier=$!
 sleep 1
 kill -INT $copier
-set +e
-wait $copier
-status=$?
-set -e
-wait $reader
+wait_for $copier 60
+status=$waited
+wait_for $reader 30
 cat "$tmpdir/err" >&2
 [ "$status" -eq 130 ] || fail "SIGINT: exit status $status"
 got=$(stat -c %s "$tmpdir/got")

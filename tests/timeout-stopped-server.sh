@@ -14,13 +14,15 @@ requires_nbdkit_filter delay
 stalled ()
 {
   _srv=$1 _text=$2; shift 2
-  "$@" >"$tmpdir/out" 2>"$tmpdir/err" &
+  # (env, not the shell function: $! must be the program itself.)
+  env "$mark" "$@" >"$tmpdir/out" 2>"$tmpdir/err" &
   _pid=$!
   wait_log "$tmpdir/$_srv.log" ' (Read|Write) id='
   kill -STOP "$(cat "$tmpdir/$_srv.pid")"
   _t0=$(date +%s.%N)
-  _status=0
-  wait $_pid || _status=$?
+  # A --timeout that never fires fails here, not by hanging the test.
+  wait_for $_pid 30
+  _status=$waited
   _t1=$(date +%s.%N)
   kill -CONT "$(cat "$tmpdir/$_srv.pid")"
   cat "$tmpdir/err"

@@ -152,13 +152,14 @@ expect_error "destination: write failed at offset 0 length 65536: No space left 
 # The destination is stopped once its log shows a write in flight.
 start_nbdkit slow --filter=delay pattern 4G delay-read=5ms
 fresh dst 4G --filter=log memory 4G logfile="$tmpdir/stopped.log"
-nbd-evcopy --checksum --timeout=2 "$slow" "$dst" \
+env "$mark" nbd-evcopy --checksum --timeout=2 "$slow" "$dst" \
   >"$tmpdir/out" 2>"$tmpdir/err" &
 pid=$!
 wait_log "$tmpdir/stopped.log" ' Write id='
 kill -STOP "$(cat "$tmpdir/d$n.pid")"
-status=0
-wait $pid || status=$?
+# --timeout=2 ends it within seconds; a broken one must not hang here.
+wait_for $pid 30
+status=$waited
 kill -CONT "$(cat "$tmpdir/d$n.pid")"
 cat "$tmpdir/err"
 [ $status -eq 1 ] || fail "stopped destination: exit status $status"
