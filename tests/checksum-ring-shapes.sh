@@ -23,5 +23,8 @@ check_blkhash "$file" --block-size=512 --request-size=512 --requests=16
 check_blkhash "$file" --block-size=1024 --request-size=3k
 check_blkhash "$sr" --progress
 
-nbd-evsum --help | grep -q '^Usage: nbd-evsum' || fail "--help"
-nbd-evsum --version | grep -q '^nbd-evsum ' || fail "--version"
+# The status too: output to a file, not through a pipe that drops it.
+nbd-evsum --help >"$tmpdir/out" || fail "--help failed"
+grep -q '^Usage: nbd-evsum' "$tmpdir/out" || fail "--help"
+nbd-evsum --version >"$tmpdir/out" || fail "--version failed"
+grep -q '^nbd-evsum ' "$tmpdir/out" || fail "--version"

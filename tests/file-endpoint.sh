@@ -91,13 +91,16 @@ done
 # The block hash of a file, read by the tools, is the one a server
 # gives; nbd-evcopy --checksum to null: is the same hash again, and so
 # is --verify's copy.
-want=$(nbd-evsum [ nbdkit --readonly file "$sparse" ] | cut -d' ' -f1)
-got=$(nbd-evsum "$sparse" | cut -d' ' -f1)
+want=$(digest_of nbd-evsum [ nbdkit --readonly file "$sparse" ]) ||
+  fail "nbd-evsum of a served file failed"
+got=$(digest_of nbd-evsum "$sparse") || fail "nbd-evsum of a file failed"
 [ "$got" = "$want" ] || fail "nbd-evsum of a file: $got, expected $want"
-got=$(nbd-evcopy --checksum "$sparse" null: | cut -d' ' -f1)
+got=$(digest_of nbd-evcopy --checksum "$sparse" null:) ||
+  fail "--checksum to null: failed"
 [ "$got" = "$want" ] || fail "--checksum to null: $got, expected $want"
 rm -f "$tmpdir/new.raw"
-got=$(nbd-evcopy --verify "$sparse" "$tmpdir/new.raw" | cut -d' ' -f1)
+got=$(digest_of nbd-evcopy --verify "$sparse" "$tmpdir/new.raw") ||
+  fail "--verify failed"
 [ "$got" = "$want" ] || fail "--verify: $got, expected $want"
 
 # The fallback: a captive nbdkit for each file, the same bytes.
@@ -107,7 +110,8 @@ NBD_EV_NO_IO_URING=1 nbd-evcopy -v "$odd" "$tmpdir/new.raw" 2>"$tmpdir/v" ||
 [ "$(grep -c "raw, served by nbdkit" "$tmpdir/v")" -eq 2 ] ||
   fail "NBD_EV_NO_IO_URING: not both files served by nbdkit"
 cmp "$odd" "$tmpdir/new.raw" || fail "the fallback's copy differs"
-got=$(NBD_EV_NO_IO_URING=1 nbd-evsum "$sparse" | cut -d' ' -f1)
+got=$(NBD_EV_NO_IO_URING=1 digest_of nbd-evsum "$sparse") ||
+  fail "nbd-evsum with the fallback failed"
 [ "$got" = "$want" ] || fail "nbd-evsum with the fallback: $got"
 
 # A destination file too small, and a directory: one line, nothing

@@ -319,6 +319,16 @@ ranges ()
   done
 }
 
+# digest_of CMD...: the digest of the line "DIGEST  NAME" that CMD
+# (nbd-evsum, nbd-evcopy --checksum) prints.  A failure of CMD fails
+# it, where CMD | cut would keep only cut's status; call it as
+# got=$(digest_of ...) || fail ...
+digest_of ()
+{
+  _line=$("$@") || fail "$* failed"
+  echo "${_line%% *}"
+}
+
 # check_blkhash URI [OPTIONS...]: nbd-evsum must print the digest that
 # tests/blkhash-ref.py computes over a copy of the image read with
 # nbdcopy.  --digest=* and --block-size=* (in bytes) go to both programs,

@@ -17,7 +17,8 @@ ${MAKE:-make} -s --no-print-directory -C "$abs_top_builddir" \
 for p in $progs; do
   [ -x "$root/usr/bin/$p" ] || fail "$p is not in bindir"
   [ -s "$root/usr/share/man/man1/$p.1" ] || fail "$p.1 is not in man1"
-  v=$("$root/usr/bin/$p" --version | head -n 1) || fail "$p --version failed"
+  "$root/usr/bin/$p" --version >"$tmpdir/out" || fail "$p --version failed"
+  v=$(head -n 1 "$tmpdir/out")
   [ "$v" = "$p $PACKAGE_VERSION" ] ||
     fail "$p --version printed '$v', expected '$p $PACKAGE_VERSION'"
 done

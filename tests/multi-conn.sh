@@ -20,7 +20,7 @@ size=$((16 * 1024 * 1024 + 4096))
 start_nbdkit src pattern $size
 start_nbdkit sparse data '1 @1048576 1 @8388608 "hello"' size=$size
 read_back "$src" "$tmpdir/src.img"
-want=$(nbd-evsum -C 1 "$src" | cut -d' ' -f1)
+want=$(digest_of nbd-evsum -C 1 "$src") || fail "nbd-evsum -C 1 failed"
 
 for n in 1 2 4 8; do
   for r in 3 7 16; do
@@ -38,7 +38,8 @@ for n in 1 2 4 8; do
   read_back "$mem" "$tmpdir/b"
   cmp "$tmpdir/a" "$tmpdir/b" || fail "nbd-evcopy -C $n copied wrongly"
   stop_server mem
-  got=$(nbd-evsum -C $n --requests=5 "$src" | cut -d' ' -f1)
+  got=$(digest_of nbd-evsum -C $n --requests=5 "$src") ||
+    fail "nbd-evsum -C $n failed"
   [ "$got" = "$want" ] || fail "nbd-evsum -C $n: $got, expected $want"
 done
 

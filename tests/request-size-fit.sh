@@ -11,14 +11,15 @@ limits="blocksize-maximum=98304 blocksize-preferred=32768 blocksize-error-policy
 start_nbdkit plain sparse-random 4M seed=8
 start_nbdkit src --filter=blocksize-policy sparse-random 4M seed=8 $limits
 start_nbdkit dst --filter=blocksize-policy memory 4M $limits
-want=$(nbd-evsum "$plain" | cut -d' ' -f1)
+want=$(digest_of nbd-evsum "$plain") || fail "nbd-evsum $plain failed"
 
 nbd-evcopy -v "$src" "$dst" 2>"$tmpdir/v" || fail "copy with the default failed"
 grep -q 'source: request size 98304 instead of 262144' "$tmpdir/v" ||
   fail "no -v line for the smaller requests"
-[ "$(nbd-evsum "$dst" | cut -d' ' -f1)" = "$want" ] || fail "the copy differs"
+got=$(digest_of nbd-evsum "$dst") || fail "nbd-evsum $dst failed"
+[ "$got" = "$want" ] || fail "the copy differs"
 
-got=$(nbd-evsum -v "$src" 2>"$tmpdir/v" | cut -d' ' -f1) ||
+got=$(digest_of nbd-evsum -v "$src" 2>"$tmpdir/v") ||
   fail "nbd-evsum with the default failed"
 [ "$got" = "$want" ] || fail "nbd-evsum: $got, expected $want"
 grep -q 'request size 65536 instead of 262144' "$tmpdir/v" ||

@@ -33,6 +33,8 @@ start_nbdkit small memory 1M
 expect_error "destination is smaller than the source" \
   nbd-evcopy "$src" "$small"
 
-nbd-evcopy --help | grep -q -- --allocated || fail "--help"
-nbd-evcopy --version | grep -q '^nbd-evcopy ' ||
-  fail "--version"
+# The status too: output to a file, not through a pipe that drops it.
+nbd-evcopy --help >"$tmpdir/out" || fail "--help failed"
+grep -q -- --allocated "$tmpdir/out" || fail "--help"
+nbd-evcopy --version >"$tmpdir/out" || fail "--version failed"
+grep -q '^nbd-evcopy ' "$tmpdir/out" || fail "--version"

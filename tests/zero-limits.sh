@@ -84,7 +84,8 @@ tail -n +"$last" "$tmpdir/over.log" | grep -a ' Zero id=' |
 
 # The same with --checksum: the digest is the source's.
 dst_plugin nosum '' '[ "$3" -gt 65536 ]' EOVERFLOW
-got=$(nbd-evcopy --checksum "$src" "$nosum" | cut -d' ' -f1) || fail "copy --checksum failed"
-want=$(nbd-evsum "$src" | cut -d' ' -f1)
+got=$(digest_of nbd-evcopy --checksum "$src" "$nosum") ||
+  fail "copy --checksum failed"
+want=$(digest_of nbd-evsum "$src") || fail "nbd-evsum $src failed"
 [ "$got" = "$want" ] || fail "--checksum: $got, expected $want"
 cmp "$tmpdir/src.img" "$tmpdir/nosum.img" || fail "copy --checksum differs"
