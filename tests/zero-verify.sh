@@ -12,7 +12,7 @@ requires_nbdkit_plugin sh
 mib=$((1024 * 1024))
 size=$((8 * mib))
 start_nbdkit src pattern $size
-line=$(nbd-evsum "$src") || fail "nbd-evsum"
+line="$(blkhash_ref "$src")  $src" || fail "no reference digest"
 
 # Good copies: onto memory, onto a larger destination, onto a qcow2
 # through qemu-nbd whose block status reports the holes.
@@ -29,7 +29,8 @@ start_nbdkit sparse sparse-random 9999999 seed=4 percent=30 runlength=40000
 qemu-img create -q -f qcow2 "$tmpdir/d.qcow2" 9999999
 start_qemu_nbd q -f qcow2 "$tmpdir/d.qcow2"
 got=$(nbd-evcopy --verify "$sparse" "$q") || fail "--verify onto qcow2"
-[ "$got" = "$(nbd-evsum "$sparse")" ] || fail "qcow2: '$got'"
+want="$(blkhash_ref "$sparse")  $sparse" || fail "no reference digest"
+[ "$got" = "$want" ] || fail "qcow2: '$got', expected '$want'"
 
 # sh_plugin SCRIPT FILE HOOK: an nbdkit sh plugin serving FILE ($size
 # bytes) whose pwrite runs HOOK (shell code with $off and $len) after
