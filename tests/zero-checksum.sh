@@ -133,7 +133,7 @@ expect_error "--block-size needs --checksum" \
 expect_error "--request-size: 65536 is not a multiple of the block size" \
   nbd-evcopy --checksum --block-size=128k --request-size=64k \
   "$da" "$dst"
-expect_error "no-such-digest" \
+expect_error "nbd-evcopy: unknown digest 'no-such-digest'" \
   nbd-evcopy --checksum=no-such-digest "$da" "$dst"
 
 # A failed copy prints no digest: a read error, a write error, and a
