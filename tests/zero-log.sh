@@ -94,6 +94,31 @@ Zero 8388608 4194304 trim=1
 Write 12582912 4194304
 Write 33554432 1"
 
+# --destination-is-zero onto those same destinations, which hold data:
+# the promise is taken as given (docs/nbd-evcopy.pod), so nothing is
+# sent for zero extents or all-zero buffers, and the destination's own
+# data stays where the source has zeroes.  Onto a fresh destination,
+# which does read as zeroes, a program ignoring the option would give
+# the same result; here only one that honours it leaves the data.
+start_nbdkit pdst3 --filter=log data '@536870912 1 @3221225472 1' \
+  size=4294967297 logfile=$tmpdir/pdst3.log
+nbd-evcopy --destination-is-zero "$src" "$pdst3"
+expect_commands "$tmpdir/pdst3.log" "Write 0 32768
+Write 1073709056 32768
+Write 4294934528 32769"
+start_nbdkit pdst4 --filter=log data '@8388608 1' size=33554433 \
+  logfile=$tmpdir/pdst4.log
+nbd-evcopy --destination-is-zero --request-size=4M "$noext" "$pdst4"
+expect_commands "$tmpdir/pdst4.log" "Write 0 4194304
+Write 12582912 4194304
+Write 33554432 1"
+read_back "$pdst4" "$tmpdir/pdst4.img"
+[ "$(extract "$tmpdir/pdst4.img" 8388608 1 | od -An -tu1 | tr -d ' ')" = 1 ] ||
+  fail "--destination-is-zero: the destination's byte at 8 MiB was written"
+read_back "$noext" "$tmpdir/noext.img"
+cmp -n 8388608 "$tmpdir/noext.img" "$tmpdir/pdst4.img" ||
+  fail "--destination-is-zero: the data below 8 MiB differs"
+
 # A 1 TiB hole costs 257 zero commands of just under 4 GiB, split on
 # 64 KiB boundaries, not a million 1 MiB ones.
 start_nbdkit hole data '1' size=1T
