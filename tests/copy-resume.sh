@@ -15,7 +15,9 @@ nbdkit -U - sparse-random $size seed=5 percent=50 --run 'nbdcopy -- "$uri" src.i
 
 # An nbdkit sh plugin serving src.img whose reads of the byte at 12 MiB
 # fail while the file "broken" exists, so that the same command line
-# works once it is gone.
+# works once it is gone.  The failing read answers after 1 s, so that
+# the reads and writes below it are done by then and the offset said
+# is past 0: at 0, the comparisons below would prove nothing.
 cat >plugin.sh <<EOF2
 #!/bin/sh
 case "\$1" in
@@ -23,6 +25,7 @@ case "\$1" in
   pread)
     if [ -e "$tmpdir/broken" ] && [ "\$4" -le $bad ] &&
        [ \$((\$4 + \$3)) -gt $bad ]; then
+      sleep 1
       echo "EIO injected read error at \$4" >&2
       exit 1
     fi
@@ -39,6 +42,7 @@ expect_error "read failed at offset" nbd-evcopy "$src" dst.raw
 grep -q "; dst.raw was created by this copy and holds the source only below offset [0-9]*; to copy the rest: " "$tmpdir/err" ||
   fail "the message does not say what dst.raw holds"
 off=$(sed -n 's/.* holds the source only below offset \([0-9]*\);.*/\1/p' "$tmpdir/err")
+[ "$off" -gt 0 ] || fail "offset $off: nothing below it to check"
 [ "$off" -le $bad ] || fail "offset $off is past the failed read"
 cmp -n "$off" src.img dst.raw || fail "dst.raw differs below $off"
 cmd=$(sed -n 's/.*; to copy the rest: //p' "$tmpdir/err")
