@@ -36,6 +36,11 @@ most=$(most_in_flight "$tmpdir/v")
   fail "against a delayed server the depth did not grow: $(grep depth: "$tmpdir/v")"
 [ "$most" -le $((served * 1024 * 1024)) ] ||
   fail "more in flight than the server serves at once: $most"
+# Each dimension within its own bound, not only their product.
+[ "$(most_requests "$tmpdir/v")" -le "$served" ] ||
+  fail "more requests than the server serves at once: $(most_requests "$tmpdir/v")"
+[ "$(largest_request "$tmpdir/v")" -le 1048576 ] ||
+  fail "requests larger than 1 MiB: $(largest_request "$tmpdir/v")"
 
 # Explicit options: fixed, and no change said.
 check_sum --requests=4 --request-size=128k
@@ -50,6 +55,13 @@ sed -n 's/.* depth: \([0-9]*\) requests of .*/\1/p' "$tmpdir/v" | grep -v '^4$' 
 check_sum --request-size=64k
 sed -n 's/.* depth: [0-9]* requests of \([0-9]*\) bytes.*/\1/p' "$tmpdir/v" |
   grep -v '^65536$' && fail "--request-size=64k was not kept"
+# ... and the number of requests did adapt: it grew past the starting
+# 16 against the delayed server, within what the server serves at once.
+served=$(served_at_once "$tmpdir/v")
+[ "$(most_requests "$tmpdir/v")" -gt 16 ] ||
+  fail "--request-size=64k: the requests did not adapt: $(grep depth: "$tmpdir/v")"
+[ "$(most_requests "$tmpdir/v")" -le "$served" ] ||
+  fail "--request-size=64k: more requests than the server serves at once"
 
 # A server that answers at once: the depth stays bounded, and so does
 # the memory.
@@ -58,6 +70,11 @@ nbd-evsum -v "$fast" >/dev/null 2>"$tmpdir/v" || fail "fast checksum failed"
 most=$(most_in_flight "$tmpdir/v")
 [ "$most" -le $((64 * 1048576)) ] ||
   fail "against a fast server the depth ran away to $most bytes: $(grep depth: "$tmpdir/v")"
+served=$(served_at_once "$tmpdir/v")
+[ "$(most_requests "$tmpdir/v")" -le "$served" ] ||
+  fail "more requests than the server serves at once: $(most_requests "$tmpdir/v")"
+[ "$(largest_request "$tmpdir/v")" -le 1048576 ] ||
+  fail "requests larger than 1 MiB: $(largest_request "$tmpdir/v")"
 rss=$(max_rss_kib nbd-evsum "$fast")
 [ "$rss" -lt $((128 * 1024)) ] ||
   fail "against a fast server nbd-evsum had $rss KiB resident"

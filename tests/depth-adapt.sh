@@ -36,6 +36,11 @@ most=$(most_in_flight "$tmpdir/v")
   fail "against a delayed server the depth did not grow: $(grep depth: "$tmpdir/v")"
 [ "$most" -le $((served * 1024 * 1024)) ] ||
   fail "more in flight than the servers serve at once: $most"
+# Each dimension within its own bound, not only their product.
+[ "$(most_requests "$tmpdir/v")" -le "$served" ] ||
+  fail "more requests than the servers serve at once: $(most_requests "$tmpdir/v")"
+[ "$(largest_request "$tmpdir/v")" -le 1048576 ] ||
+  fail "requests larger than 1 MiB: $(largest_request "$tmpdir/v")"
 
 # Explicit options: fixed, and no change said.  8 requests of 64 KiB
 # move a small part of what the adapted depth does, so a smaller image
@@ -69,6 +74,11 @@ nbd-evcopy -v "$src" "$dst" 2>"$tmpdir/v" || fail "fast copy failed"
 most=$(most_in_flight "$tmpdir/v")
 [ "$most" -le $((64 * 1048576)) ] ||
   fail "against fast servers the depth ran away to $most bytes: $(grep depth: "$tmpdir/v")"
+served=$(served_at_once "$tmpdir/v")
+[ "$(most_requests "$tmpdir/v")" -le "$served" ] ||
+  fail "more requests than the servers serve at once: $(most_requests "$tmpdir/v")"
+[ "$(largest_request "$tmpdir/v")" -le 1048576 ] ||
+  fail "requests larger than 1 MiB: $(largest_request "$tmpdir/v")"
 read_back "$dst" "$tmpdir/dst.img"
 cmp "$tmpdir/src.img" "$tmpdir/dst.img" || fail "the fast copy differs"
 

@@ -437,6 +437,23 @@ most_in_flight ()
     awk 'BEGIN { m = 0 } { if ($1 * $2 > m) m = $1 * $2 } END { print m }'
 }
 
+# most_requests FILE / largest_request FILE: the most requests, and
+# the largest request size in bytes, of the -v "depth:" lines of FILE,
+# each on its own (0 if the depth never changed).  The product alone
+# (most_in_flight) would pass a depth that kept its bytes in flight by
+# trading one for the other past a bound.
+most_requests ()
+{
+  sed -n 's/.* depth: \([0-9]*\) requests of [0-9]* bytes .*/\1/p' "$1" |
+    awk 'BEGIN { m = 0 } { if ($1 > m) m = $1 } END { print m }'
+}
+
+largest_request ()
+{
+  sed -n 's/.* depth: [0-9]* requests of \([0-9]*\) bytes .*/\1/p' "$1" |
+    awk 'BEGIN { m = 0 } { if ($1 > m) m = $1 } END { print m }'
+}
+
 # max_rss_kib COMMAND...: run COMMAND, with the mark, its output to
 # /dev/null, and print the most memory it ever had resident, in KiB
 # (getrusage's ru_maxrss); fails the test if the command fails.
