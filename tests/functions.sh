@@ -9,6 +9,7 @@ set -u
 
 tmpdir=$(mktemp -d "${TMPDIR:-/tmp}/nbd-libev-test.XXXXXX")
 server_pids=
+at_exit_cmds=
 
 # Every run of the suite's programs from a test carries this mark in its
 # environment, and so does every process a program starts.  A captive
@@ -83,6 +84,8 @@ cleanup ()
     kill $_left 2>/dev/null || :
     status=1
   fi
+  # What at_exit registered, the last first.
+  eval "$at_exit_cmds"
   for _f in "$tmpdir"/sanitizer.*; do
     [ -e "$_f" ] || continue
     echo "FAIL: sanitizer report in $_f:" >&2
@@ -93,6 +96,28 @@ cleanup ()
   exit $status
 }
 trap cleanup EXIT INT TERM
+
+# at_exit COMMAND...: run COMMAND when the test ends, however it ends,
+# before its directory is removed: a loop device to detach, a file
+# system to unmount.  Register it as soon as the thing exists, so that
+# a failure in between cannot leave it behind.  The servers have only
+# been signalled by then: unmount with --lazy, in case one still has a
+# file open there.
+at_exit ()
+{
+  at_exit_cmds="$(printf '%q ' "$@") || :
+$at_exit_cmds"
+}
+
+# requires_root WHAT: skip (exit 77) unless the test runs as root,
+# which WHAT needs (loop devices, mounts).
+requires_root ()
+{
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "$0: SKIP: $1 needs root"
+    exit 77
+  fi
+}
 
 fail ()
 {

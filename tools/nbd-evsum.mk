@@ -13,6 +13,8 @@ tools_nbd_evsum_DEPENDENCIES = tools/lib/libtools.a
 # Each test checks one behaviour against tests/blkhash-ref.py or
 # blkhash's published values.
 TESTS_SH += \
+	tests/checksum-block-device.sh \
+	tests/checksum-direct.sh \
 	tests/checksum-errors.sh \
 	tests/checksum-files.sh \
 	tests/checksum-no-extents.sh \
