@@ -3,10 +3,12 @@
 # io_uring in their loop, with no server: file to file, NBD to file and
 # file to NBD, of sparse data, of an odd size with data at both ends of a
 # large hole, and of nothing but zeroes; zeroes punched or, with
-# --allocated, kept allocated; --cache=none; a block device where the
-# machine has loop devices; and the fallback to a captive nbdkit
-# (NBD_EV_NO_IO_URING), which must give the same bytes.  Every copy is
-# compared byte for byte with cmp.
+# --allocated, kept allocated; --cache=none; and the fallback to a
+# captive nbdkit (NBD_EV_NO_IO_URING), which must give the same bytes.
+# Every copy is compared byte for byte with cmp.  What needs root is in
+# tests of its own, each skipped and counted as such without it: a
+# block device (file-block-device.sh), a file system that fills up
+# (file-enospc.sh) and one that cannot zero (file-zero-fallback.sh).
 source "$abs_top_srcdir/tests/functions.sh"
 requires nbdkit nbdcopy cmp stat
 
@@ -123,51 +125,3 @@ cmp -s "$tmpdir/small.raw" <(head -c $mib /dev/zero) ||
   fail "small.raw was written"
 expect_error "not a regular file, a block device, a pipe or a character device" \
   nbd-evcopy "$sparse" "$tmpdir"
-
-# A block device: a loop device over a file, where the machine has
-# them (as root, with the loop driver); otherwise this part is skipped.
-if [ "$(id -u)" -eq 0 ] && command -v losetup >/dev/null &&
-   truncate -s $((48 * mib)) "$tmpdir/disk" &&
-   dev=$(losetup -f --show "$tmpdir/disk" 2>/dev/null); then
-  status=0
-  nbd-evcopy "$sparse" "$dev" && cmp "$sparse" "$dev" &&
-    nbd-evcopy "$dev" "$tmpdir/from-dev.raw" &&
-    cmp "$sparse" "$tmpdir/from-dev.raw" || status=$?
-  losetup -d "$dev"
-  [ $status -eq 0 ] || fail "copy to or from the block device $dev"
-else
-  echo "no loop device here: the block device part is skipped"
-fi
-
-# A file system that fills up: ENOSPC on a write is one line with the
-# offset and the length, and the status says the copy failed.  A small
-# tmpfs, where the machine lets a test mount one (as root).
-mkdir "$tmpdir/full"
-if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=1M tmpfs "$tmpdir/full" 2>/dev/null; then
-  # In a subshell, so that a failure still unmounts.
-  status=0
-  ( expect_error "destination: write failed at offset" \
-      nbd-evcopy "$sparse" "$tmpdir/full/new.raw" &&
-    grep -q "No space left on device" "$tmpdir/err" ) || status=1
-  umount "$tmpdir/full"
-  [ $status -eq 0 ] || fail "ENOSPC: $(cat "$tmpdir/err")"
-else
-  echo "cannot mount a tmpfs here: the ENOSPC part is skipped"
-fi
-
-# A file system that cannot zero a range and keep it allocated (tmpfs
-# has no FALLOC_FL_ZERO_RANGE): --allocated falls back to writing
-# buffers of zeroes, and says so under -v.
-mkdir "$tmpdir/tmpfs"
-if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=128M tmpfs "$tmpdir/tmpfs" 2>/dev/null; then
-  status=0
-  ( fill_file "$tmpdir/tmpfs/full.raw" $odd_size 252 &&
-    nbd-evcopy -v --allocated "$odd" "$tmpdir/tmpfs/full.raw" 2>"$tmpdir/v" &&
-    grep -q "destination cannot zero (Operation not supported)" "$tmpdir/v" &&
-    cmp "$odd" "$tmpdir/tmpfs/full.raw" &&
-    [ "$(allocated "$tmpdir/tmpfs/full.raw")" -ge $odd_size ] ) || status=1
-  umount "$tmpdir/tmpfs"
-  [ $status -eq 0 ] || fail "--allocated onto tmpfs: no fallback to writing zeroes"
-else
-  echo "cannot mount a tmpfs here: the zeroing fallback part is skipped"
-fi

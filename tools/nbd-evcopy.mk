@@ -38,7 +38,10 @@ TESTS_SH += \
 	tests/copy-help.sh \
 	tests/copy-unaligned-size.sh \
 	tests/copy-null.sh \
+	tests/file-block-device.sh \
 	tests/file-endpoint.sh \
+	tests/file-enospc.sh \
+	tests/file-zero-fallback.sh \
 	tests/pipe-endpoint.sh \
 	$(NULL)
 
