@@ -99,17 +99,17 @@ expect_error "out.raw: a raw image is served by nbdkit, which is not installed (
   env "$mark" PATH="$tmpdir/bin" NBD_EV_NO_IO_URING=1 "$evsum" "$tmpdir/out.raw"
 
 # SIGTERM during a run of several images: the image being hashed stops
-# cleanly, no other starts, and the status says which signal.
+# cleanly, no other starts, and the status says which signal.  The
+# signal comes once the second image's server has had a read (its log
+# filter, outside the delay, records it as it arrives): the first image
+# is done, and the second is being hashed.
 # (env, not the shell function: $! must be the program itself.)
 env "$mark" nbd-evsum --requests=1 [ nbdkit pattern 1M ] \
-  [ nbdkit --filter=delay pattern 1G rdelay=100ms ] [ nbdkit pattern 2M ] \
+  [ nbdkit --filter=log --filter=delay pattern 1G rdelay=100ms \
+    logfile="$tmpdir/second.log" ] [ nbdkit pattern 2M ] \
   >"$tmpdir/out" 2>"$tmpdir/err" &
 pid=$!
-for _ in $(seq 1 100); do
-  [ -s "$tmpdir/out" ] && break
-  sleep 0.1
-done
-sleep 0.5
+wait_log "$tmpdir/second.log" ' Read id='
 kill -TERM $pid
 wait_for $pid 60
 status=$waited

@@ -308,6 +308,17 @@ wait_log ()
   fail "no line matching /$2/ in $1 within 30 s"
 }
 
+# wait_nonempty FILE: wait until FILE has a byte (a reader has got some
+# of a copy); fail after 30 s.
+wait_nonempty ()
+{
+  for _ in $(seq 1 3000); do
+    [ ! -s "$1" ] || return 0
+    sleep 0.01
+  done
+  fail "$1 still empty after 30 s"
+}
+
 # fill_file FILE SIZE OCTAL: a file of SIZE bytes that are all the byte
 # with that octal value (252 is 0xAA), to mark a destination before a
 # test and prove afterwards which parts were written.

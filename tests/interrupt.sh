@@ -71,7 +71,9 @@ grep -Fqx "nbd-evsum: interrupted by SIGINT after hashing $(sed -n 's/.*after ha
 
 # A second signal while the commands in flight drain: each write now
 # takes 3 s, so the first SIGINT, once a write is in flight, leaves the
-# copy waiting for them, and the second must end it at once.
+# copy waiting for them, and the second must end it at once.  The
+# second comes once the program has said it is draining (its first
+# line), not after a guess at how long that takes.
 start_nbdkit stuck --filter=log --filter=delay memory 256M delay-write=3 \
   logfile="$tmpdir/stuck.log"
 env "$mark" nbd-evcopy --no-extents --no-sparse "$src" "$stuck" \
@@ -79,7 +81,7 @@ env "$mark" nbd-evcopy --no-extents --no-sparse "$src" "$stuck" \
 pid=$!
 wait_log "$tmpdir/stuck.log" ' Write id='
 kill -INT $pid
-sleep 0.5
+wait_log "$tmpdir/err" '^nbd-evcopy: stopping on SIGINT: '
 t0=$(date +%s.%N)
 kill -INT $pid
 wait_for $pid 60
