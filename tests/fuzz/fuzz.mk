@@ -1,0 +1,41 @@
+# tests/fuzz/fuzz.mk: fuzz targets for the modules that compute without
+# I/O (included by Makefile.am).
+#
+# Each target, tests/fuzz/fuzz-NAME.c, checks a property of one module
+# against a model of its own (tests/fuzz/fuzz.h).  Every build links
+# each target with tests/fuzz/replay.c into tests/fuzz/replay-NAME, a
+# test that replays the committed inputs: the seeds in
+# tests/fuzz/corpus/NAME/ and the crashes found so far in
+# tests/fuzz/regress/NAME/.  An --enable-fuzzing build (CC=clang) also
+# links each with libFuzzer into tests/fuzz/fuzz-NAME, which
+# make fuzz FUZZ_SECONDS=N runs for N seconds each.
+
+FUZZ_TARGETS = \
+	$(NULL)
+
+EXTRA_DIST += \
+	tests/fuzz/regress \
+	tests/fuzz/run.sh \
+	$(NULL)
+
+# What every replay adds to its target: the main that reads the files.
+FUZZ_REPLAY = tests/fuzz/replay.c tests/fuzz/fuzz.h
+
+# make fuzz: every target for FUZZ_SECONDS each, one after the other
+# (FUZZ_TARGETS="extents plan" for some of them), on a scratch copy of
+# its inputs in tests/fuzz/work/.
+FUZZ_SECONDS = 60
+if FUZZING
+fuzz: all
+	$(SHELL) $(srcdir)/tests/fuzz/run.sh $(FUZZ_SECONDS) $(srcdir) $(FUZZ_TARGETS)
+else
+fuzz:
+	@echo "make fuzz needs a build configured with --enable-fuzzing" \
+	  "CC=clang-14 (libFuzzer comes with clang)" >&2; exit 1
+endif
+
+clean-local: clean-fuzz
+clean-fuzz:
+	rm -rf tests/fuzz/work
+
+.PHONY: fuzz clean-fuzz
