@@ -11,15 +11,43 @@
 # make fuzz FUZZ_SECONDS=N runs for N seconds each.
 
 FUZZ_TARGETS = \
+	blkhash \
 	$(NULL)
 
 EXTRA_DIST += \
+	tests/fuzz/corpus \
 	tests/fuzz/regress \
 	tests/fuzz/run.sh \
 	$(NULL)
 
+check_PROGRAMS += \
+	tests/fuzz/replay-blkhash \
+	$(NULL)
+
 # What every replay adds to its target: the main that reads the files.
 FUZZ_REPLAY = tests/fuzz/replay.c tests/fuzz/fuzz.h
+
+# common/blkhash.c: any split of an image into data and zero runs gives
+# the digest of the whole image computed in one go.
+FUZZ_BLKHASH = \
+	tests/fuzz/fuzz-blkhash.c \
+	$(COMMON_BLKHASH) \
+	$(COMMON_ISZERO) \
+	$(NULL)
+tests_fuzz_replay_blkhash_SOURCES = $(FUZZ_REPLAY) $(FUZZ_BLKHASH)
+tests_fuzz_replay_blkhash_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_TARGET=\"blkhash\"
+tests_fuzz_replay_blkhash_CFLAGS = $(WARNINGS_CFLAGS) $(SANITIZER_CFLAGS) $(LIBCRYPTO_CFLAGS)
+tests_fuzz_replay_blkhash_LDADD = $(LIBCRYPTO_LIBS)
+
+if FUZZING
+noinst_PROGRAMS += \
+	tests/fuzz/fuzz-blkhash \
+	$(NULL)
+
+tests_fuzz_fuzz_blkhash_SOURCES = tests/fuzz/fuzz.h $(FUZZ_BLKHASH)
+tests_fuzz_fuzz_blkhash_CFLAGS = $(WARNINGS_CFLAGS) $(FUZZ_CFLAGS) $(LIBCRYPTO_CFLAGS)
+tests_fuzz_fuzz_blkhash_LDADD = $(LIBCRYPTO_LIBS)
+endif
 
 # make fuzz: every target for FUZZ_SECONDS each, one after the other
 # (FUZZ_TARGETS="extents plan" for some of them), on a scratch copy of
