@@ -12,6 +12,7 @@
 
 FUZZ_TARGETS = \
 	blkhash \
+	extents \
 	$(NULL)
 
 EXTRA_DIST += \
@@ -22,6 +23,7 @@ EXTRA_DIST += \
 
 check_PROGRAMS += \
 	tests/fuzz/replay-blkhash \
+	tests/fuzz/replay-extents \
 	$(NULL)
 
 # What every replay adds to its target: the main that reads the files.
@@ -39,14 +41,30 @@ tests_fuzz_replay_blkhash_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_TARGET=\"blkhash\"
 tests_fuzz_replay_blkhash_CFLAGS = $(WARNINGS_CFLAGS) $(SANITIZER_CFLAGS) $(LIBCRYPTO_CFLAGS)
 tests_fuzz_replay_blkhash_LDADD = $(LIBCRYPTO_LIBS)
 
+# common/extents.c against a model of what the map must say about each
+# byte, with libnbd played by the target (tests/fuzz/fake-nbd.c).
+FUZZ_EXTENTS = \
+	tests/fuzz/fuzz-extents.c \
+	tests/fuzz/fake-nbd.c \
+	tests/fuzz/fake-nbd.h \
+	$(COMMON_EXTENTS) \
+	$(NULL)
+tests_fuzz_replay_extents_SOURCES = $(FUZZ_REPLAY) $(FUZZ_EXTENTS)
+tests_fuzz_replay_extents_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_TARGET=\"extents\"
+tests_fuzz_replay_extents_CFLAGS = $(WARNINGS_CFLAGS) $(SANITIZER_CFLAGS) $(LIBNBD_CFLAGS)
+
 if FUZZING
 noinst_PROGRAMS += \
 	tests/fuzz/fuzz-blkhash \
+	tests/fuzz/fuzz-extents \
 	$(NULL)
 
 tests_fuzz_fuzz_blkhash_SOURCES = tests/fuzz/fuzz.h $(FUZZ_BLKHASH)
 tests_fuzz_fuzz_blkhash_CFLAGS = $(WARNINGS_CFLAGS) $(FUZZ_CFLAGS) $(LIBCRYPTO_CFLAGS)
 tests_fuzz_fuzz_blkhash_LDADD = $(LIBCRYPTO_LIBS)
+
+tests_fuzz_fuzz_extents_SOURCES = tests/fuzz/fuzz.h $(FUZZ_EXTENTS)
+tests_fuzz_fuzz_extents_CFLAGS = $(WARNINGS_CFLAGS) $(FUZZ_CFLAGS) $(LIBNBD_CFLAGS)
 endif
 
 # make fuzz: every target for FUZZ_SECONDS each, one after the other
