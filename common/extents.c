@@ -101,7 +101,7 @@ extents_pump (struct extent_map *map, uint64_t offset, uint64_t ahead)
   nbd_extent_callback extent = { .callback = extent_cb, .user_data = map };
   nbd_completion_callback done = { .callback = status_done, .user_data = map };
   int failed = map->error;
-  uint64_t pad;
+  uint64_t pad, want = offset + ahead < offset ? UINT64_MAX : offset + ahead;
 
   /* Whatever a failed reply described is still true; the rest of the
    * range asked for is read as data, which is always right.
@@ -128,7 +128,7 @@ extents_pump (struct extent_map *map, uint64_t offset, uint64_t ahead)
     map->first = 0;
   }
 
-  if (map->in_flight || map->end >= map->size || map->end >= offset + ahead)
+  if (map->in_flight || map->end >= map->size || map->end >= want)
     return failed;
   map->req_offset = map->end;
   map->req_length = map->size - map->end < map->window ?
