@@ -13,6 +13,7 @@
 FUZZ_TARGETS = \
 	blkhash \
 	extents \
+	plan \
 	$(NULL)
 
 EXTRA_DIST += \
@@ -24,6 +25,7 @@ EXTRA_DIST += \
 check_PROGRAMS += \
 	tests/fuzz/replay-blkhash \
 	tests/fuzz/replay-extents \
+	tests/fuzz/replay-plan \
 	$(NULL)
 
 # What every replay adds to its target: the main that reads the files.
@@ -53,10 +55,26 @@ tests_fuzz_replay_extents_SOURCES = $(FUZZ_REPLAY) $(FUZZ_EXTENTS)
 tests_fuzz_replay_extents_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_TARGET=\"extents\"
 tests_fuzz_replay_extents_CFLAGS = $(WARNINGS_CFLAGS) $(SANITIZER_CFLAGS) $(LIBNBD_CFLAGS)
 
+# tools/lib/plan.c and zero.c: pieces against the image they plan, on
+# maps made by hand (extents_next is common/extents.c's, which needs
+# the stand-in for libnbd, never called here).
+FUZZ_PLAN = \
+	tests/fuzz/fuzz-plan.c \
+	tests/fuzz/fake-nbd.c \
+	tests/fuzz/fake-nbd.h \
+	$(COMMON_EXTENTS) \
+	$(TOOLS_PLAN) \
+	$(TOOLS_ZERO) \
+	$(NULL)
+tests_fuzz_replay_plan_SOURCES = $(FUZZ_REPLAY) $(FUZZ_PLAN)
+tests_fuzz_replay_plan_CPPFLAGS = $(TOOLS_INCLUDES) -DFUZZ_TARGET=\"plan\"
+tests_fuzz_replay_plan_CFLAGS = $(WARNINGS_CFLAGS) $(SANITIZER_CFLAGS) $(LIBNBD_CFLAGS)
+
 if FUZZING
 noinst_PROGRAMS += \
 	tests/fuzz/fuzz-blkhash \
 	tests/fuzz/fuzz-extents \
+	tests/fuzz/fuzz-plan \
 	$(NULL)
 
 tests_fuzz_fuzz_blkhash_SOURCES = tests/fuzz/fuzz.h $(FUZZ_BLKHASH)
@@ -65,6 +83,10 @@ tests_fuzz_fuzz_blkhash_LDADD = $(LIBCRYPTO_LIBS)
 
 tests_fuzz_fuzz_extents_SOURCES = tests/fuzz/fuzz.h $(FUZZ_EXTENTS)
 tests_fuzz_fuzz_extents_CFLAGS = $(WARNINGS_CFLAGS) $(FUZZ_CFLAGS) $(LIBNBD_CFLAGS)
+
+tests_fuzz_fuzz_plan_SOURCES = tests/fuzz/fuzz.h $(FUZZ_PLAN)
+tests_fuzz_fuzz_plan_CPPFLAGS = $(TOOLS_INCLUDES)
+tests_fuzz_fuzz_plan_CFLAGS = $(WARNINGS_CFLAGS) $(FUZZ_CFLAGS) $(LIBNBD_CFLAGS)
 endif
 
 # make fuzz: every target for FUZZ_SECONDS each, one after the other
