@@ -1055,6 +1055,7 @@ parse_options (int argc, char *argv[], struct copy_options *co)
     SHARED_LONG_OPTIONS,
     { 0 }
   };
+  char *err;
   int c;
 
   while ((c = getopt_long (argc, argv, "+:h" SHARED_SHORT_OPTIONS,
@@ -1092,7 +1093,8 @@ parse_options (int argc, char *argv[], struct copy_options *co)
       }
       break;
     case OPT_BLOCK_SIZE:
-      co->block_size = option_block_size (optarg);
+      if (option_block_size (optarg, &co->block_size, &err) == -1)
+        die_error (err);
       break;
     case OPT_VERIFY:
       co->verify = co->checksum = true;

@@ -420,6 +420,7 @@ parse_options (int argc, char *argv[], struct sum_options *so)
     SHARED_LONG_OPTIONS,
     { 0 }
   };
+  char *err;
   int c;
 
   while ((c = getopt_long (argc, argv, "+:h" SHARED_SHORT_OPTIONS,
@@ -429,7 +430,8 @@ parse_options (int argc, char *argv[], struct sum_options *so)
       so->digest = optarg;
       break;
     case OPT_BLOCK_SIZE:
-      so->block_size = option_block_size (optarg);
+      if (option_block_size (optarg, &so->block_size, &err) == -1)
+        die_error (err);
       break;
     case 'h':
       usage ();

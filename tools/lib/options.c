@@ -25,16 +25,14 @@
 /* A whole number from min to max for option --name, or a message that
  * says what it must be ("a number of seconds from 0 to 86400").
  */
-static unsigned
+static int
 count_option (const char *name, const char *arg, unsigned min, unsigned max,
-              const char *unit)
+              const char *unit, unsigned *ret, char **err)
 {
-  unsigned v;
-
-  if (parse_count (arg, min, max, &v) == -1)
-    die ("--%s: '%s' is not a number%s from %u to %u",
-         name, arg, unit, min, max);
-  return v;
+  if (parse_count (arg, min, max, ret) == -1)
+    return set_error (err, "--%s: '%s' is not a number%s from %u to %u",
+                      name, arg, unit, min, max);
+  return 0;
 }
 
 void
@@ -47,87 +45,92 @@ option_depth_bounds (const struct shared_options *o, unsigned *max_requests,
     : MAX (o->requests, MIN (MAX_REQUESTS, ADAPT_MEMORY / *max_size));
 }
 
-unsigned
-option_requests (const char *arg)
+int
+option_requests (const char *arg, unsigned *ret, char **err)
 {
-  return count_option ("requests", arg, 1, MAX_REQUESTS, "");
-}
-
-uint64_t
-option_request_size (const char *arg)
-{
-  uint64_t v;
-
-  if (parse_size (arg, &v) == -1)
-    die ("--request-size: '%s' is not a size: %s", arg, strerror (errno));
-  if (v < MIN_REQUEST_SIZE || v > MAX_REQUEST_SIZE)
-    die ("--request-size: '%s' is outside %d bytes to %d MiB",
-         arg, MIN_REQUEST_SIZE, MAX_REQUEST_SIZE / (1024 * 1024));
-  return v;
-}
-
-uint64_t
-option_block_size (const char *arg)
-{
-  uint64_t v;
-
-  if (parse_size (arg, &v) == -1)
-    die ("--block-size: '%s' is not a size: %s", arg, strerror (errno));
-  if (!is_power_of_2 (v) || v > MAX_REQUEST_SIZE)
-    die ("--block-size: %s is not a power of two up to %d MiB",
-         arg, MAX_REQUEST_SIZE / (1024 * 1024));
-  return v;
-}
-
-uint64_t
-option_socket_buffer (const char *arg)
-{
-  char min[32], max[32];
-  uint64_t v;
-
-  if (parse_size (arg, &v) == -1 ||
-      v < MIN_SOCKET_BUFFER || v > MAX_SOCKET_BUFFER)
-    die ("--socket-buffer: '%s' is not a size from %s to %s", arg,
-         human_size (MIN_SOCKET_BUFFER, min, sizeof min),
-         human_size (MAX_SOCKET_BUFFER, max, sizeof max));
-  return v;
-}
-
-unsigned
-option_connections (const char *arg, unsigned max)
-{
-  return count_option ("connections", arg, 1, max, "");
-}
-
-unsigned
-option_timeout (const char *arg)
-{
-  return count_option ("timeout", arg, 0, 86400, " of seconds");
-}
-
-enum image_cache
-option_cache (const char *arg)
-{
-  if (strcmp (arg, "default") == 0)
-    return IMAGE_CACHE_DEFAULT;
-  if (strcmp (arg, "none") == 0)
-    return IMAGE_CACHE_NONE;
-  die ("--cache: '%s' is not 'default' or 'none'", arg);
+  return count_option ("requests", arg, 1, MAX_REQUESTS, "", ret, err);
 }
 
 int
-option_progress (const char *arg)
+option_request_size (const char *arg, uint64_t *ret, char **err)
+{
+  if (parse_size (arg, ret) == -1)
+    return set_error (err, "--request-size: '%s' is not a size: %s", arg,
+                      strerror (errno));
+  if (*ret < MIN_REQUEST_SIZE || *ret > MAX_REQUEST_SIZE)
+    return set_error (err, "--request-size: '%s' is outside %d bytes to "
+                      "%d MiB", arg, MIN_REQUEST_SIZE,
+                      MAX_REQUEST_SIZE / (1024 * 1024));
+  return 0;
+}
+
+int
+option_block_size (const char *arg, uint64_t *ret, char **err)
+{
+  if (parse_size (arg, ret) == -1)
+    return set_error (err, "--block-size: '%s' is not a size: %s", arg,
+                      strerror (errno));
+  if (!is_power_of_2 (*ret) || *ret > MAX_REQUEST_SIZE)
+    return set_error (err, "--block-size: %s is not a power of two up to "
+                      "%d MiB", arg, MAX_REQUEST_SIZE / (1024 * 1024));
+  return 0;
+}
+
+int
+option_socket_buffer (const char *arg, uint64_t *ret, char **err)
+{
+  char min[32], max[32];
+
+  if (parse_size (arg, ret) == -1 ||
+      *ret < MIN_SOCKET_BUFFER || *ret > MAX_SOCKET_BUFFER)
+    return set_error (err, "--socket-buffer: '%s' is not a size from %s "
+                      "to %s", arg,
+                      human_size (MIN_SOCKET_BUFFER, min, sizeof min),
+                      human_size (MAX_SOCKET_BUFFER, max, sizeof max));
+  return 0;
+}
+
+int
+option_connections (const char *arg, unsigned max, unsigned *ret, char **err)
+{
+  return count_option ("connections", arg, 1, max, "", ret, err);
+}
+
+int
+option_timeout (const char *arg, unsigned *ret, char **err)
+{
+  return count_option ("timeout", arg, 0, 86400, " of seconds", ret, err);
+}
+
+int
+option_cache (const char *arg, enum image_cache *ret, char **err)
+{
+  if (strcmp (arg, "default") == 0)
+    *ret = IMAGE_CACHE_DEFAULT;
+  else if (strcmp (arg, "none") == 0)
+    *ret = IMAGE_CACHE_NONE;
+  else
+    return set_error (err, "--cache: '%s' is not 'default' or 'none'", arg);
+  return 0;
+}
+
+int
+option_progress (const char *arg, int *ret, char **err)
 {
   unsigned fd;
 
-  if (arg == NULL)
-    return PROGRESS_BAR;
+  if (arg == NULL) {
+    *ret = PROGRESS_BAR;
+    return 0;
+  }
   if (parse_count (arg, 0, INT_MAX, &fd) == -1)
-    die ("--progress: '%s' is not a file descriptor number", arg);
+    return set_error (err, "--progress: '%s' is not a file descriptor "
+                      "number", arg);
   /* Better now, in one line, than a progress line lost at every update. */
   if (fcntl (fd, F_GETFD) == -1)
-    die ("--progress: file descriptor %u is not open", fd);
-  return fd;
+    return set_error (err, "--progress: file descriptor %u is not open", fd);
+  *ret = fd;
+  return 0;
 }
 
 /* getopt's own messages are silenced (the ':' that starts the option
@@ -200,37 +203,43 @@ bool
 option_shared (int c, const char *arg, struct shared_options *o,
                unsigned max_connections)
 {
+  char *err = NULL;
+  int r;
+
   switch (c) {
   case 'C':
-    o->connections = option_connections (arg, max_connections);
-    return true;
+    r = option_connections (arg, max_connections, &o->connections, &err);
+    break;
   case 'p':
-    o->progress_mode = option_progress (arg);
-    return true;
+    r = option_progress (arg, &o->progress_mode, &err);
+    break;
   case 'v':
     verbose = true;
     return true;
   case 'V':
     option_version ();
   case OPT_SOCKET_BUFFER:
-    o->socket_buffer = option_socket_buffer (arg);
-    return true;
+    r = option_socket_buffer (arg, &o->socket_buffer, &err);
+    break;
   case OPT_TIMEOUT:
-    o->timeout = option_timeout (arg);
-    return true;
+    r = option_timeout (arg, &o->timeout, &err);
+    break;
   case OPT_CACHE:
-    o->cache = option_cache (arg);
-    return true;
+    r = option_cache (arg, &o->cache, &err);
+    break;
   case OPT_REQUESTS:
-    o->requests = option_requests (arg);
+    r = option_requests (arg, &o->requests, &err);
     o->requests_given = true;
-    return true;
+    break;
   case OPT_REQUEST_SIZE:
-    o->request_size = option_request_size (arg);
+    r = option_request_size (arg, &o->request_size, &err);
     o->request_size_given = true;
     o->request_size_arg = arg;
-    return true;
+    break;
   default:
     return false;
   }
+  if (r == -1)
+    die_error (err);
+  return true;
 }

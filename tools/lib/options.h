@@ -3,9 +3,13 @@
  * Both tools take the same ring options (--requests, --request-size),
  * the same connection and progress options, and report a mistake on
  * the command line the way they report every other error: one line on
- * stderr, exit status 1.  Each option_* function parses one option's
- * value and dies with a message naming the option and the value if it
- * is wrong; option_shared parses all the options both tools take.
+ * stderr, exit status 1.  Each option_* parser takes one option's
+ * value as typed and returns 0 with the value in *ret, or -1 with a
+ * message naming the option and the value in *err (set_error in
+ * tools/lib/util.h); it never prints or exits, so that any string can
+ * be tried on it (tests/fuzz/fuzz-parse.c).  option_shared parses all
+ * the options both tools take, and reports a wrong value with
+ * die_error.
  */
 
 #ifndef NBD_LIBEV_EXAMPLES_OPTIONS_H
@@ -21,38 +25,39 @@
 #include "progress.h"
 
 /* --requests=N: 1 to MAX_REQUESTS. */
-unsigned option_requests (const char *arg);
+int option_requests (const char *arg, unsigned *ret, char **err);
 
 /* --request-size=SIZE: MIN_REQUEST_SIZE to MAX_REQUEST_SIZE. */
-uint64_t option_request_size (const char *arg);
+int option_request_size (const char *arg, uint64_t *ret, char **err);
 
 /* --block-size=SIZE: a block hash's block size, a power of two up to
  * MAX_REQUEST_SIZE, so that a request can always hold a whole block.
  */
-uint64_t option_block_size (const char *arg);
+int option_block_size (const char *arg, uint64_t *ret, char **err);
 
 /* --socket-buffer=SIZE: MIN_SOCKET_BUFFER to MAX_SOCKET_BUFFER. */
-uint64_t option_socket_buffer (const char *arg);
+int option_socket_buffer (const char *arg, uint64_t *ret, char **err);
 
 /* -C N, --connections=N: 1 to max. */
-unsigned option_connections (const char *arg, unsigned max);
+int option_connections (const char *arg, unsigned max, unsigned *ret,
+                        char **err);
 
 /* --timeout=SECONDS: whole seconds, 0 (no timeout) to a day; a server
  * silent for a day is not coming back, and the bound keeps the value
  * far from overflowing anything it is added to.
  */
-unsigned option_timeout (const char *arg);
+int option_timeout (const char *arg, unsigned *ret, char **err);
 
 /* --cache=MODE: how a local file, read by the program or by the
  * suite's own server, uses the page cache (tools/lib/endpoint.h):
  * "default" or "none".
  */
-enum image_cache option_cache (const char *arg);
+int option_cache (const char *arg, enum image_cache *ret, char **err);
 
 /* -p, --progress[=FD]: PROGRESS_BAR without a value, else FD, which
  * must be an open file descriptor (tools/lib/progress.h has the formats).
  */
-int option_progress (const char *arg);
+int option_progress (const char *arg, int *ret, char **err);
 
 /* Call when getopt_long returns ':' or '?', with main's argv.  The
  * option string must start with ':' so that getopt prints nothing itself.

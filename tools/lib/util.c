@@ -83,6 +83,26 @@ die (const char *fmt, ...)
   exit (EXIT_FAILURE);
 }
 
+int
+set_error (char **err, const char *fmt, ...)
+{
+  va_list ap;
+
+  va_start (ap, fmt);
+  if (vasprintf (err, fmt, ap) == -1)
+    *err = NULL;
+  va_end (ap);
+  return -1;
+}
+
+void
+die_error (char *err)
+{
+  if (err == NULL)
+    die ("%s", strerror (ENOMEM));
+  die ("%s", err);
+}
+
 /* Multiply by 1024 'shift' times, refusing to go past INT64_MAX: sizes
  * end up in the int64_t that libnbd uses for export sizes.
  */

@@ -5,9 +5,9 @@
  * them on its own.  The ones that compute a value (parse_size,
  * parse_count, human_size, round_down, round_up, is_power_of_2)
  * have unit tests in tests/test-util.c.  The ones that print, exit or
- * read the clock (set_progname, message, die, now_ns, status_line,
- * debug) have none of their own: the shell tests check their output
- * through the programs (error messages, --progress, -v).
+ * read the clock (set_progname, message, die, die_error, now_ns,
+ * status_line, debug) have none of their own: the shell tests check
+ * their output through the programs (error messages, --progress, -v).
  */
 
 #ifndef NBD_LIBEV_EXAMPLES_UTIL_H
@@ -33,6 +33,16 @@ void message (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
 /* Print "progname: message" on stderr and exit with status 1. */
 void die (const char *fmt, ...)
   __attribute__ ((format (printf, 1, 2), noreturn));
+
+/* For parsers that report instead of exiting: set *err to the message
+ * (allocated; NULL if even that fails) and return -1.  The caller
+ * reports it with die_error, as die would have.
+ */
+int set_error (char **err, const char *fmt, ...)
+  __attribute__ ((format (printf, 2, 3)));
+
+/* die ("%s", err), or an out-of-memory message if err is NULL. */
+void die_error (char *err) __attribute__ ((noreturn));
 
 /* Parse a size such as "512", "64k", "1M" or "2G" (powers of 1024, upper
  * or lower case, an optional trailing "B" or "iB").  Returns 0 and sets
