@@ -1199,6 +1199,7 @@ main (int argc, char *argv[])
     .digest = BLKHASH_DIGEST,
   };
   struct image images[2];
+  char *err;
   int n, status;
 
   set_progname (argv[0]);
@@ -1206,7 +1207,9 @@ main (int argc, char *argv[])
   cmd_argc = argc;
   cmd_argv = argv;
   cmd_first = optind;
-  n = image_parse_args (argc, argv, optind, images, 2);
+  n = image_parse_args (argc, argv, optind, images, 2, &err);
+  if (n == -1)
+    die_error (err);
   if (n > 2 && co.checksum && !co.digest_given &&
       ordered_hash_is_digest (argv[optind]))
     die ("--checksum takes its digest after '=': --checksum=%s",

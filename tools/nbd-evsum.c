@@ -468,6 +468,7 @@ main (int argc, char *argv[])
     .o = SHARED_OPTIONS_INIT (CHECKSUM_REQUESTS),
     .digest = BLKHASH_DIGEST, .block_size = BLKHASH_BLOCK_SIZE,
   };
+  char *err;
   int n;
 
   set_progname (argv[0]);
@@ -475,7 +476,9 @@ main (int argc, char *argv[])
   images = calloc (argc - optind + 1, sizeof *images);
   if (images == NULL)
     die ("calloc: %s", strerror (errno));
-  n = image_parse_args (argc, argv, optind, images, argc - optind);
+  n = image_parse_args (argc, argv, optind, images, argc - optind, &err);
+  if (n == -1)
+    die_error (err);
   if (n == 0) {
     fprintf (stderr, "%s: expected an image; try --help\n", progname);
     exit (EXIT_FAILURE);

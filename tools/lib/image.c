@@ -102,17 +102,7 @@ looks_like_uri (const char *s)
   return n > 0 && strncmp (s + n, "://", 3) == 0;
 }
 
-static char *
-xstrdup (const char *s)
-{
-  char *r = strdup (s);
-
-  if (r == NULL)
-    die ("strdup: %s", strerror (errno));
-  return r;
-}
-
-/* "[ CMD ARGS ... ]", as the user typed it, for messages. */
+/* "[ CMD ARGS ... ]", as the user typed it, for messages, or NULL. */
 static char *
 join_command (char *const argv[], int n)
 {
@@ -124,7 +114,7 @@ join_command (char *const argv[], int n)
     len += strlen (argv[k]) + 1;
   s = malloc (len);
   if (s == NULL)
-    die ("malloc: %s", strerror (errno));
+    return NULL;
   strcpy (s, "[");
   for (k = 0; k < n; k++) {
     strcat (s, " ");
@@ -134,19 +124,22 @@ join_command (char *const argv[], int n)
   return s;
 }
 
-void
-image_parse (struct image *img, int argc, char *const argv[], int *i)
+int
+image_parse (struct image *img, int argc, char *const argv[], int *i,
+             char **err)
 {
   int first = *i, end, k;
 
   memset (img, 0, sizeof *img);
   if (strcmp (argv[first], "[") != 0) {
-    img->name = xstrdup (argv[first]);
+    img->name = strdup (argv[first]);
+    if (img->name == NULL)
+      return set_error (err, "strdup: %s", strerror (errno));
     /* A file of that name is ./null:, as for nbdcopy. */
     if (strcmp (argv[first], "null:") == 0) {
       img->kind = IMAGE_NULL;
       *i = first + 1;
-      return;
+      return 0;
     }
     if (strcmp (argv[first], "-") == 0) {
       img->kind = IMAGE_STREAM;
@@ -159,16 +152,18 @@ image_parse (struct image *img, int argc, char *const argv[], int *i)
       img->uri = argv[first];
     }
     else if (looks_like_uri (argv[first]))
-      die ("%s: unknown URI scheme '%.*s': an NBD URI starts with nbd://, "
-           "nbds://, nbd+unix://, nbds+unix://, nbd+vsock:// or "
-           "nbds+vsock:// (a local file of that name: ./%s)", argv[first],
-           (int) strcspn (argv[first], ":"), argv[first], argv[first]);
+      return set_error (err, "%s: unknown URI scheme '%.*s': an NBD URI "
+                        "starts with nbd://, nbds://, nbd+unix://, "
+                        "nbds+unix://, nbd+vsock:// or nbds+vsock:// (a "
+                        "local file of that name: ./%s)", argv[first],
+                        (int) strcspn (argv[first], ":"), argv[first],
+                        argv[first]);
     else {
       img->kind = IMAGE_FILE;
       img->path = argv[first];
     }
     *i = first + 1;
-    return;
+    return 0;
   }
 
   /* The first "]" closes the command, as in nbdcopy: a server's own
@@ -177,24 +172,25 @@ image_parse (struct image *img, int argc, char *const argv[], int *i)
   for (end = first + 1; end < argc && strcmp (argv[end], "]") != 0; end++)
     ;
   if (end == argc)
-    die ("'[' without a matching ']' (each bracket is an argument of its "
-         "own: [ nbdkit memory 1G ])");
+    return set_error (err, "'[' without a matching ']' (each bracket is "
+                      "an argument of its own: [ nbdkit memory 1G ])");
   if (end == first + 1)
-    die ("'[ ]' names no server command");
+    return set_error (err, "'[ ]' names no server command");
   img->kind = IMAGE_COMMAND;
   img->name = join_command (&argv[first + 1], end - first - 1);
   img->argv = malloc ((end - first) * sizeof (char *));
-  if (img->argv == NULL)
-    die ("malloc: %s", strerror (errno));
+  if (img->name == NULL || img->argv == NULL)
+    return set_error (err, "malloc: %s", strerror (errno));
   for (k = first + 1; k < end; k++)
     img->argv[k - first - 1] = argv[k];
   img->argv[end - first - 1] = NULL;
   *i = end + 1;
+  return 0;
 }
 
 int
 image_parse_args (int argc, char *const argv[], int first,
-                  struct image *imgs, int max)
+                  struct image *imgs, int max, char **err)
 {
   int i = first, n = 0;
 
@@ -203,13 +199,22 @@ image_parse_args (int argc, char *const argv[], int first,
      * that a captive server's own options stay its own).  A local file
      * whose name starts with '-' can be given as ./-name.
      */
-    if (argv[i][0] == '-' && argv[i][1] != '\0')
-      die ("'%s': options go before the first image; try --help", argv[i]);
+    if (argv[i][0] == '-' && argv[i][1] != '\0') {
+      set_error (err, "'%s': options go before the first image; try "
+                 "--help", argv[i]);
+      break;
+    }
     if (n == max)
       return max + 1;
-    image_parse (&imgs[n++], argc, argv, &i);
+    if (image_parse (&imgs[n++], argc, argv, &i, err) == -1)
+      break;
   }
-  return n;
+  if (i == argc)
+    return n;
+  /* What the images parsed so far allocated is theirs to free. */
+  while (n > 0)
+    image_free (&imgs[--n]);
+  return -1;
 }
 
 bool

@@ -109,17 +109,24 @@ struct image {
 };
 
 /* Take one image from argv[*i], argv[*i + 1], ... (argc in all), and
- * move *i past it.  Fatal, naming the problem, on a '[' without its ']'
- * or with no command inside.
+ * move *i past it.  Returns 0, or -1 with the message in *err
+ * (set_error in tools/lib/util.h) on a '[' without its ']' or with no
+ * command inside, or a name that looks like a URI of another scheme;
+ * image_free frees what it allocated either way.  It prints nothing
+ * and never exits, so that any words can be tried on it
+ * (tests/fuzz/fuzz-parse.c).
  */
-void image_parse (struct image *img, int argc, char *const argv[], int *i);
+int image_parse (struct image *img, int argc, char *const argv[], int *i,
+                 char **err);
 
 /* Parse argv[first] to argv[argc - 1] as images into imgs, at most max
- * of them.  Returns how many there were, or max + 1 if there are more.
- * Fatal on an option among them: options go before the first image.
+ * of them.  Returns how many there were, or max + 1 if there are more,
+ * or -1 with the message in *err on an option among them (options go
+ * before the first image) or an image image_parse refuses; the images
+ * are freed then.
  */
 int image_parse_args (int argc, char *const argv[], int first,
-                      struct image *imgs, int max);
+                      struct image *imgs, int max, char **err);
 
 /* True if img is a local path that does not exist yet: a destination
  * that image_create will make.
