@@ -324,13 +324,32 @@ static const struct {
   { "luks", 0, "LUKS\xba\xbe", 6 },
 };
 
+const char *
+image_format_of (const void *first_bytes, size_t len)
+{
+  const unsigned char *head = first_bytes;
+  size_t i;
+
+  for (i = 0; i < sizeof formats / sizeof formats[0]; i++)
+    if (formats[i].offset + formats[i].len <= len &&
+        memcmp (head + formats[i].offset, formats[i].magic,
+                formats[i].len) == 0)
+      break;
+  if (i == sizeof formats / sizeof formats[0])
+    return "raw";
+  /* qcow2's header: the version, big-endian, after the magic. */
+  if (strcmp (formats[i].format, "qcow2") == 0 && len >= 8 &&
+      head[4] == 0 && head[5] == 0 && head[6] == 0 && head[7] == 1)
+    return "qcow";
+  return formats[i].format;
+}
+
 /* The format of a local file, from its first bytes. */
 static const char *
 probe_format (const struct image *img, const char *who)
 {
-  unsigned char head[512];
+  unsigned char head[IMAGE_PROBE_SIZE];
   ssize_t r;
-  size_t i;
   int fd = open (img->path, O_RDONLY | O_CLOEXEC);
 
   if (fd == -1)
@@ -339,18 +358,7 @@ probe_format (const struct image *img, const char *who)
   if (r == -1)
     die ("%s: cannot read: %s", who, strerror (errno));
   close (fd);
-  for (i = 0; i < sizeof formats / sizeof formats[0]; i++)
-    if (formats[i].offset + formats[i].len <= (size_t) r &&
-        memcmp (head + formats[i].offset, formats[i].magic,
-                formats[i].len) == 0)
-      break;
-  if (i == sizeof formats / sizeof formats[0])
-    return "raw";
-  /* qcow2's header: the version, big-endian, after the magic. */
-  if (strcmp (formats[i].format, "qcow2") == 0 && r >= 8 &&
-      head[4] == 0 && head[5] == 0 && head[6] == 0 && head[7] == 1)
-    return "qcow";
-  return formats[i].format;
+  return image_format_of (head, r);
 }
 
 /* The most words a server command of serve_file has, with its NULL. */

@@ -128,6 +128,16 @@ int image_parse (struct image *img, int argc, char *const argv[], int *i,
 int image_parse_args (int argc, char *const argv[], int first,
                       struct image *imgs, int max, char **err);
 
+/* How many first bytes of a file image_format_of looks at. */
+#define IMAGE_PROBE_SIZE 512
+
+/* The format of a file that starts with len bytes of first_bytes
+ * (IMAGE_PROBE_SIZE, or fewer in a shorter file), found from its magic
+ * bytes as qemu finds it: "qcow2", "qcow", "qed", "vmdk", "vdi",
+ * "vhdx", "vpc", "luks", or "raw" for anything else.
+ */
+const char *image_format_of (const void *first_bytes, size_t len);
+
 /* True if img is a local path that does not exist yet: a destination
  * that image_create will make.
  */
