@@ -13,6 +13,7 @@
 FUZZ_TARGETS = \
 	blkhash \
 	extents \
+	parse \
 	plan \
 	$(NULL)
 
@@ -25,6 +26,7 @@ EXTRA_DIST += \
 check_PROGRAMS += \
 	tests/fuzz/replay-blkhash \
 	tests/fuzz/replay-extents \
+	tests/fuzz/replay-parse \
 	tests/fuzz/replay-plan \
 	$(NULL)
 
@@ -70,10 +72,25 @@ tests_fuzz_replay_plan_SOURCES = $(FUZZ_REPLAY) $(FUZZ_PLAN)
 tests_fuzz_replay_plan_CPPFLAGS = $(TOOLS_INCLUDES) -DFUZZ_TARGET=\"plan\"
 tests_fuzz_replay_plan_CFLAGS = $(WARNINGS_CFLAGS) $(SANITIZER_CFLAGS) $(LIBNBD_CFLAGS)
 
+# tools/lib/util.c, options.c and image.c: sizes, counts, option
+# values, the images on a command line and the format probe, against
+# their grammars; a result or an error, never an exit.
+FUZZ_PARSE = \
+	tests/fuzz/fuzz-parse.c \
+	$(TOOLS_IMAGE) \
+	$(TOOLS_OPTIONS) \
+	$(TOOLS_UTIL) \
+	$(NULL)
+tests_fuzz_replay_parse_SOURCES = $(FUZZ_REPLAY) $(FUZZ_PARSE)
+tests_fuzz_replay_parse_CPPFLAGS = $(TOOLS_INCLUDES) -DFUZZ_TARGET=\"parse\"
+tests_fuzz_replay_parse_CFLAGS = $(WARNINGS_CFLAGS) $(SANITIZER_CFLAGS) $(LIBNBD_CFLAGS)
+tests_fuzz_replay_parse_LDADD = $(LIBNBD_LIBS)
+
 if FUZZING
 noinst_PROGRAMS += \
 	tests/fuzz/fuzz-blkhash \
 	tests/fuzz/fuzz-extents \
+	tests/fuzz/fuzz-parse \
 	tests/fuzz/fuzz-plan \
 	$(NULL)
 
@@ -83,6 +100,11 @@ tests_fuzz_fuzz_blkhash_LDADD = $(LIBCRYPTO_LIBS)
 
 tests_fuzz_fuzz_extents_SOURCES = tests/fuzz/fuzz.h $(FUZZ_EXTENTS)
 tests_fuzz_fuzz_extents_CFLAGS = $(WARNINGS_CFLAGS) $(FUZZ_CFLAGS) $(LIBNBD_CFLAGS)
+
+tests_fuzz_fuzz_parse_SOURCES = tests/fuzz/fuzz.h $(FUZZ_PARSE)
+tests_fuzz_fuzz_parse_CPPFLAGS = $(TOOLS_INCLUDES)
+tests_fuzz_fuzz_parse_CFLAGS = $(WARNINGS_CFLAGS) $(FUZZ_CFLAGS) $(LIBNBD_CFLAGS)
+tests_fuzz_fuzz_parse_LDADD = $(LIBNBD_LIBS)
 
 tests_fuzz_fuzz_plan_SOURCES = tests/fuzz/fuzz.h $(FUZZ_PLAN)
 tests_fuzz_fuzz_plan_CPPFLAGS = $(TOOLS_INCLUDES)
