@@ -201,18 +201,12 @@ queue_command (struct stream *s, void *buf, uint64_t length, uint64_t offset,
     .buf = buf, .offset = offset, .length = length, .got = got, .cb = cb,
   };
   enqueue (s, c);
-  /* gcc 12's -fanalyzer (make analyze) loses c once enqueue links it
-   * into s->queue, from where a completion puts it on the spare list
-   * and stream_free frees it, and reports it leaked here.
+  /* Not a leak: enqueue linked c into s->queue, from where a
+   * completion puts it on the spare list and stream_free frees it.
    */
-#if defined (__GNUC__) && !defined (__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wanalyzer-malloc-leak"
-#endif
+  ANALYZER_NOT_A_LEAK_BEGIN
   return 0;
-#if defined (__GNUC__) && !defined (__clang__)
-#pragma GCC diagnostic pop
-#endif
+  ANALYZER_NOT_A_LEAK_END
 }
 
 int
