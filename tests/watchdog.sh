@@ -28,6 +28,17 @@ group_alive ()
   kill -0 -- "-$1" 2>/dev/null
 }
 
+# group_ends PGID SECONDS: wait until the group is gone, or for SECONDS;
+# true if it is gone.
+group_ends ()
+{
+  for _ in $(seq 1 $(( $2 * 10 ))); do
+    group_alive "$1" || return 0
+    sleep 0.1
+  done
+  ! group_alive "$1"
+}
+
 # set -m: the test becomes the leader of a new process group, which
 # takes with it every process it starts that does not leave the group
 # itself (nbdkit and qemu-nbd daemons do; the test's trap stops them).
@@ -60,11 +71,7 @@ if [ "$finished" = "$test_pid" ]; then
   # the test.  The servers a test started are in its group too, and
   # its EXIT trap has only signalled them: give them 20 s to exit (a
   # server whose close is delayed finishes it first).
-  for _ in $(seq 1 200); do
-    group_alive "$test_pid" || break
-    sleep 0.1
-  done
-  if group_alive "$test_pid"; then
+  if ! group_ends "$test_pid" 20; then
     echo "FAIL: $1 left running in its process group:" >&2
     ps -e -o pgid=,pid=,args= | awk -v g="$test_pid" '$1 == g' >&2
     kill -TERM -- "-$test_pid" 2>/dev/null
@@ -77,11 +84,7 @@ fi
 
 echo "FAIL: $1 timed out: still running after $limit s (TEST_TIME_LIMIT)" >&2
 kill -TERM -- "-$test_pid" 2>/dev/null
-for _ in $(seq 1 100); do
-  group_alive "$test_pid" || break
-  sleep 0.1
-done
-if group_alive "$test_pid"; then
+if ! group_ends "$test_pid" 10; then
   echo "FAIL: $1: still running 10 s after SIGTERM; killed" >&2
   kill -KILL -- "-$test_pid" 2>/dev/null
 fi
