@@ -1,0 +1,32 @@
+# tests/hostile.mk: the hostile-server campaign (included by Makefile.am).
+#
+# tests/hostile.py chooses for each seed, reproducibly, an image, its
+# servers and their faults, the endpoints and the options, runs a tool
+# or a lesson once and judges the outcome by oracles (its header
+# comment lists them).  make check runs a few fixed seeds
+# (tests/hostile.sh); the campaign itself is opt-in:
+#
+#   make check-hostile SEEDS=1000         seeds 1 to 1000
+#   make check-hostile SEEDS=N FIRST=S    N seeds from S on
+#   make check-hostile SEED=K             replay one seed, verbosely
+#   make check-hostile JOBS=2 ...         two seeds at once (at most 2)
+#
+# A failure prints its seed and the command that replays it.
+
+TESTS_SH += \
+	tests/hostile.sh \
+	$(NULL)
+EXTRA_DIST += \
+	tests/hostile.py \
+	$(NULL)
+
+SEEDS = 100
+FIRST = 1
+JOBS = 1
+
+check-hostile: $(bin_PROGRAMS) $(noinst_PROGRAMS)
+	$(TESTS_ENVIRONMENT) python3 $(srcdir)/tests/hostile.py \
+	  $(if $(SEED),--seed=$(SEED) -v,--seeds=$(SEEDS) --first=$(FIRST)) \
+	  --jobs=$(JOBS)
+
+.PHONY: check-hostile

@@ -1,0 +1,1247 @@
+#!/usr/bin/env python3
+# hostile.py: a seeded campaign of hostile servers against the tools
+# and the lessons.
+#
+# Each seed chooses, reproducibly from the seed alone, an image (its
+# size, odd ones included, and its layout: nbdkit sparse-random, data or
+# pattern, or an extent list with 1-byte and unaligned extents and
+# "hole" extents that are not zero over data), the servers (block-size
+# limits with the error policy, capabilities taken away, replies out of
+# order, errors on chosen reads, writes, zeroes, flushes and block
+# status, a server killed at its K-th request), the endpoints (NBD, a
+# captive server, a local file, a pipe, null:) and the options; then
+# runs nbd-evcopy, nbd-evsum or a lesson once, under a timeout, and
+# judges the outcome by oracles, not by eye:
+#
+#   - exit 0: the destination equals the source byte for byte (and past
+#     the source's size keeps its old bytes), any digest printed equals
+#     tests/blkhash-ref.py's over the source, and so does the
+#     reference's digest of what was read back;
+#   - a non-zero exit only where the seed injected a fault (or set a
+#     limit the tools refuse up front), with exactly one line on stderr
+#     that names the failed command's offset and length where it has
+#     them, overlapping a range where that command was made to fail, and
+#     the documented exit status; every byte of a readable destination
+#     is then its old byte or the source's, and below the offset the
+#     message reports, the source's; with the fault removed and the
+#     server still there, the command the message prints copies the rest;
+#   - no hang, no process left with the run's mark (as tests/functions.sh
+#     checks), no file left in the run's TMPDIR, no sanitizer report.
+#
+# The interrupt rounds (--rounds) stop nbd-evcopy with SIGINT, SIGTERM
+# or SIGKILL at the K-th write the destination's log filter records (for
+# a file or a pipe, which no server sees, the K-th read of the source's),
+# check that every block of the destination holds its old bytes or the
+# source's, then run the printed --resume command (or, after SIGKILL,
+# the same command again), which must give an exact copy.
+#
+# Usage:
+#   hostile.py --seeds=N [--first=S] [--jobs=J]    N seeds from S on
+#   hostile.py --seed=K[,L...] [-v] [--keep]       replay seeds
+#   hostile.py --rounds=N [--first=S] [--jobs=J]   N interrupt rounds
+#   hostile.py --round=K [-v] [--keep]             replay one round
+#
+# A failure prints its seed and the command that replays it.  The
+# environment is make check's (abs_top_builddir, abs_top_srcdir,
+# SANITIZERS); without it the paths are found from this file's place.
+
+import argparse
+import hashlib
+import importlib.util
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import random
+import concurrent.futures
+
+SRCDIR = os.environ.get("abs_top_srcdir") or \
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILDDIR = os.environ.get("abs_top_builddir") or SRCDIR
+SANITIZERS = os.environ.get("SANITIZERS", "no") == "yes"
+
+KIB = 1024
+MIB = 1024 * 1024
+
+# A run that takes longer than this has hung: the largest image is a
+# few MiB and the slowest server answers within 20 ms.
+RUN_TIMEOUT = 90
+
+# The reference block hash, as the shell tests use it.
+_spec = importlib.util.spec_from_file_location(
+    "blkhash_ref", os.path.join(SRCDIR, "tests", "blkhash-ref.py"))
+blkhash_ref = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(blkhash_ref)
+
+
+def ref_digest(data, name="sha256", block_size=64 * KIB):
+    """blkhash-ref.py's digest of DATA."""
+    import io
+    return blkhash_ref.block_hash(io.BytesIO(data), name, block_size)
+
+
+class Failure(Exception):
+    """An oracle said no."""
+
+
+def check(cond, why):
+    if not cond:
+        raise Failure(why)
+
+
+# ---------------------------------------------------------------------
+# Images.
+
+def random_size(rng):
+    """An image size: odd ones, block edges and random ones, up to 3 MiB."""
+    kind = rng.random()
+    if kind < 0.05:
+        return 0
+    if kind < 0.35:
+        return rng.choice([1, 511, 512, 513, 4095, 4097, 65535, 65536,
+                           65537, 262145, MIB - 1, MIB, MIB + 1,
+                           2 * MIB + 4096, 3 * MIB - 7])
+    if kind < 0.6:
+        return rng.randrange(1, 64) * rng.choice([512, 4096, 65536])
+    return rng.randrange(1, 3 * MIB)
+
+
+def extent_layout(rng, size):
+    """An extent list over SIZE bytes and the bytes it describes: a list
+    of (offset, length, type) with type "", "hole", "zero" or
+    "hole,zero", where the zero ones read as zeroes and "hole" alone is
+    data (allocated or not, it must be read)."""
+    extents = []
+    data = bytearray(size)
+    off = 0
+    while off < size:
+        r = rng.random()
+        if r < 0.2:
+            length = rng.choice([1, 2, 3, 511, 513, 4095])
+        elif r < 0.7:
+            length = rng.randrange(1, 128 * KIB)
+        else:
+            length = rng.choice([4096, 65536, 65536 + 1, 300 * KIB, MIB])
+        length = min(length, size - off)
+        kind = rng.choice(["", "", "hole", "zero", "hole,zero", "hole,zero"])
+        if "zero" not in kind:
+            fill = rng.random()
+            if fill < 0.15:
+                pass                    # data that happens to be zero
+            elif fill < 0.3:
+                data[off:off + length] = bytes([rng.randrange(1, 256)]) * length
+            else:
+                data[off:off + length] = rng.randbytes(length)
+        extents.append((off, length, kind))
+        off += length
+    return extents, bytes(data)
+
+
+# ---------------------------------------------------------------------
+# Servers.
+
+# The sh plugin the driver writes for each server that fails on
+# purpose: it serves a file, and its faults are fixed by the seed (not
+# by the clock, as the error filter's are).  The faults apply while the
+# file "faults" exists, so that once a copy has failed the same server
+# can take the command that copies the rest.
+SH_PLUGIN = r'''#!/bin/sh
+# Written by tests/hostile.py for one seed.
+img=@IMG@
+faults=@FAULTS@
+# hit RANGES COUNT OFFSET: true if [OFFSET, OFFSET+COUNT) overlaps one of
+# the ranges FROM TO ... and the faults are on.
+hit () {
+  [ -e "$faults" ] || return 1
+  _c=$2; _o=$3
+  set -- $1
+  while [ $# -ge 2 ]; do
+    if [ "$_o" -lt "$2" ] && [ $((_o + _c)) -gt "$1" ]; then return 0; fi
+    shift 2
+  done
+  return 1
+}
+# late OFFSET: sleep a time fixed by the offset, 0 to 20 ms, so that
+# replies come back out of order.
+late () {
+  [ @DELAY@ = 1 ] || return 0
+  _ms=$(( ($1 / 512 * 7 + @SALT@) % 21 ))
+  sleep 0.0$((_ms / 10))$((_ms % 10))
+}
+case "$1" in
+  thread_model) echo parallel ;;
+  get_size) echo @SIZE@ ;;
+  can_write) exit @CAN_WRITE@ ;;
+  can_flush) exit @CAN_FLUSH@ ;;
+  can_fast_zero) exit @CAN_FAST_ZERO@ ;;
+  can_multi_conn) exit @CAN_MULTI_CONN@ ;;
+  can_extents) exit @CAN_EXTENTS@ ;;
+  pread)
+    late "$4"
+    if hit "@READ_FAULTS@" "$3" "$4"; then
+      echo "@READ_ERRNO@ injected read error at $4" >&2; exit 1
+    fi
+    dd if="$img" iflag=skip_bytes,count_bytes skip="$4" count="$3" status=none ;;
+  pwrite)
+    late "$4"
+    if hit "@WRITE_FAULTS@" "$3" "$4"; then
+      cat >/dev/null
+      echo "@WRITE_ERRNO@ injected write error at $4" >&2; exit 1
+    fi
+    dd of="$img" oflag=seek_bytes conv=notrunc seek="$4" status=none ;;
+  zero)
+    late "$4"
+    if hit "@ZERO_FAULTS@" "$3" "$4"; then
+      echo "@ZERO_ERRNO@ injected zero error at $4" >&2; exit 1
+    fi
+    case "$5" in *fast*) [ @CAN_FAST_ZERO@ = 0 ] || { echo ENOTSUP >&2; exit 1; } ;; esac
+    fallocate -z -o "$4" -l "$3" "$img" 2>/dev/null ||
+      head -c "$3" /dev/zero |
+        dd of="$img" oflag=seek_bytes conv=notrunc seek="$4" status=none ;;
+  flush)
+    if [ @FLUSH_FAULT@ = 1 ] && [ -e "$faults" ]; then
+      echo "EIO injected flush error" >&2; exit 1
+    fi ;;
+  extents)
+    late "$4"
+    if hit "@EXTENTS_FAULTS@" "$3" "$4"; then
+      echo "EIO injected block status error at $4" >&2; exit 1
+    fi
+    awk -v o="$4" -v c="$3" '$1 + $2 > o && $1 < o + c { print }' @EXTENTS@ ;;
+  *) exit 2 ;;
+esac
+'''
+
+
+def fault_ranges(rng, size, n):
+    """N ranges [from, to) inside SIZE, some of them 1 byte long."""
+    out = []
+    for _ in range(n):
+        if size == 0:
+            break
+        a = rng.randrange(size)
+        b = min(size, a + rng.choice([1, 512, 4096, rng.randrange(1, 256 * KIB)]))
+        out.append((a, b))
+    return out
+
+
+class Run:
+    """One seed's temporary directory, servers, and processes."""
+
+    def __init__(self, seed, kind, verbose, keep):
+        self.seed = seed
+        self.kind = kind
+        self.verbose = verbose
+        self.keep = keep
+        self.dir = tempfile.mkdtemp(prefix="nbd-libev-hostile.%s%d." % (kind, seed))
+        self.tmp = os.path.join(self.dir, "t")
+        os.mkdir(self.tmp)
+        self.mark = "NBD_LIBEV_TEST_MARK=" + self.dir
+        self.servers = []               # Popen of every server started
+        self.notes = []                 # what the seed chose, for a failure
+        self.env = dict(os.environ)
+        self.env["PATH"] = ":".join([os.path.join(BUILDDIR, "tools"),
+                                     os.path.join(BUILDDIR, "examples"),
+                                     self.env.get("PATH", "")])
+        self.env["LC_ALL"] = "C"
+        self.env.pop("LIBNBD_DEBUG", None)
+        # The programs' own environment: the mark, and a TMPDIR of their
+        # own that must be empty when they are done.
+        self.penv = dict(self.env)
+        self.penv["NBD_LIBEV_TEST_MARK"] = self.dir
+        self.penv["TMPDIR"] = self.tmp
+        if SANITIZERS:
+            log = os.path.join(self.dir, "sanitizer")
+            self.penv["ASAN_OPTIONS"] = "exitcode=86:log_path=" + log
+            self.penv["UBSAN_OPTIONS"] = \
+                "exitcode=86:print_stacktrace=1:log_path=" + log
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def note(self, text):
+        self.notes.append(text)
+        if self.verbose:
+            print("  " + text, flush=True)
+
+    def nbdkit(self, name, args, log=False):
+        """Start nbdkit with ARGS on a Unix socket; its URI, pid and log."""
+        sock = self.path(name + ".sock")
+        pidf = self.path(name + ".pid")
+        cmd = ["nbdkit", "-f", "-U", sock, "-P", pidf]
+        logf = None
+        if log:
+            logf = self.path(name + ".log")
+            cmd += ["--filter=log"]
+        cmd += args
+        if log:
+            cmd += ["logfile=" + logf]
+        self.note("server %s: %s" % (name, " ".join(shlex.quote(a) for a in cmd[6:])))
+        p = subprocess.Popen(cmd, env=self.env, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL,
+                             stderr=open(self.path(name + ".err"), "wb"))
+        self.servers.append(p)
+        for _ in range(3000):
+            if os.path.exists(pidf) and os.path.getsize(pidf) > 0:
+                break
+            if p.poll() is not None:
+                raise Failure("nbdkit %s did not start: %s" %
+                              (name, open(self.path(name + ".err")).read()))
+            time.sleep(0.005)
+        return "nbd+unix:///?socket=" + sock, p, logf
+
+    def qemu_nbd(self, name, image):
+        sock = self.path(name + ".sock")
+        cmd = ["qemu-nbd", "-f", "raw", "--shared=8", "--persistent",
+               "--socket=" + sock, image]
+        self.note("server %s: %s" % (name, " ".join(cmd[1:])))
+        p = subprocess.Popen(cmd, env=self.env, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL,
+                             stderr=open(self.path(name + ".err"), "wb"))
+        self.servers.append(p)
+        for _ in range(3000):
+            if os.path.exists(sock):
+                break
+            if p.poll() is not None:
+                raise Failure("qemu-nbd did not start")
+            time.sleep(0.005)
+        return "nbd+unix:///?socket=" + sock, p
+
+    def sh_plugin(self, name, image, size, caps, faults, extents=None,
+                  delay=False, salt=0):
+        """Write the sh plugin serving IMAGE; its path."""
+        def ranges(rs):
+            return " ".join("%d %d" % r for r in rs)
+        text = SH_PLUGIN
+        subst = {
+            "IMG": shlex.quote(image),
+            "FAULTS": shlex.quote(self.path("faults")),
+            "SIZE": str(size),
+            "DELAY": "1" if delay else "0",
+            "SALT": str(salt),
+            "CAN_WRITE": "0" if caps.get("write") else "3",
+            "CAN_FLUSH": "0" if caps.get("flush", True) else "3",
+            "CAN_FAST_ZERO": "0" if caps.get("fast_zero", True) else "3",
+            "CAN_MULTI_CONN": "0" if caps.get("multi_conn", True) else "3",
+            "CAN_EXTENTS": "0" if extents else "3",
+            "READ_FAULTS": ranges(faults.get("read", [])),
+            "WRITE_FAULTS": ranges(faults.get("write", [])),
+            "ZERO_FAULTS": ranges(faults.get("zero", [])),
+            "EXTENTS_FAULTS": ranges(faults.get("extents", [])),
+            "READ_ERRNO": faults.get("read_errno", "EIO"),
+            "WRITE_ERRNO": faults.get("write_errno", "EIO"),
+            "ZERO_ERRNO": faults.get("zero_errno", "EIO"),
+            "FLUSH_FAULT": "1" if faults.get("flush") else "0",
+            "EXTENTS": shlex.quote(extents or "/dev/null"),
+        }
+        for k, v in subst.items():
+            text = text.replace("@%s@" % k, v)
+        script = self.path(name + ".sh")
+        with open(script, "w") as f:
+            f.write(text)
+        os.chmod(script, 0o755)
+        return script
+
+    def leftovers(self):
+        """Pids of live processes with this run's mark."""
+        want = (self.mark + "\0").encode()
+        out = []
+        for pid in os.listdir("/proc"):
+            if not pid.isdigit():
+                continue
+            try:
+                with open("/proc/%s/environ" % pid, "rb") as f:
+                    env = f.read()
+            except OSError:
+                continue
+            if env.startswith(want) or (b"\0" + want) in env:
+                out.append(int(pid))
+        return out
+
+    def check_clean(self):
+        """No process with the mark, no file in the programs' TMPDIR, no
+        sanitizer report."""
+        for _ in range(50):
+            if not self.leftovers():
+                break
+            time.sleep(0.1)
+        left = self.leftovers()
+        if left:
+            args = []
+            for pid in left:
+                try:
+                    args.append(open("/proc/%d/cmdline" % pid, "rb").read()
+                                .replace(b"\0", b" ").decode())
+                except OSError:
+                    pass
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            raise Failure("left running: %s" % "; ".join(args))
+        stray = os.listdir(self.tmp)
+        check(not stray, "left in TMPDIR: %s" % " ".join(stray))
+        reports = [f for f in os.listdir(self.dir) if f.startswith("sanitizer")]
+        if reports:
+            text = "".join(open(self.path(f)).read() for f in reports)
+            raise Failure("sanitizer report:\n" + text)
+
+    def stop_servers(self):
+        for p in self.servers:
+            if p.poll() is None:
+                p.terminate()
+        for p in self.servers:
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+
+    def close(self, ok):
+        self.stop_servers()
+        if ok and not self.keep:
+            subprocess.run(["rm", "-rf", self.dir])
+
+
+class Watcher(threading.Thread):
+    """Act once a log filter's LOGFILE records the K-th request matching
+    PATTERN: the K-th request a server sees, not a time that a slow
+    machine could miss."""
+
+    def __init__(self, logfile, pattern, k, action):
+        super().__init__(daemon=True)
+        self.logfile = logfile
+        self.pattern = re.compile(pattern)
+        self.k = k
+        self.action = action
+        self.done = threading.Event()
+        self.fired = False
+
+    def run(self):
+        while not self.done.is_set():
+            try:
+                with open(self.logfile) as f:
+                    n = sum(1 for line in f if self.pattern.search(line))
+            except OSError:
+                n = 0
+            if n >= self.k:
+                self.fired = True
+                self.action()
+                return
+            time.sleep(0.002)
+
+    def stop(self):
+        self.done.set()
+        self.join()
+
+
+def run_program(run, argv, stdin_data=None, pipe_out=None):
+    """Run a program with the run's environment under RUN_TIMEOUT: its
+    status, stdout (or the bytes a pipe destination got, into
+    PIPE_OUT) and stderr."""
+    run.note("run: " + " ".join(shlex.quote(a) for a in argv))
+    p = subprocess.Popen(argv, cwd=run.dir, env=run.penv,
+                         stdin=subprocess.PIPE if stdin_data is not None
+                         else subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        out, err = p.communicate(stdin_data, timeout=RUN_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        raise Failure("hang: no exit within %d s" % RUN_TIMEOUT)
+    if pipe_out is not None:
+        with open(pipe_out, "wb") as f:
+            f.write(out)
+    return p.returncode, out, err
+
+
+# ---------------------------------------------------------------------
+# The campaign: one seed.
+
+PROGRAMS = ["nbd-evcopy"] * 6 + ["nbd-evsum"] * 2 + \
+    ["copy-libev", "zero-extent-copy-libev", "checksum-libev"]
+
+
+class Scenario:
+    """What a seed chose."""
+
+    def __init__(self):
+        self.src_watch = self.dst_watch = None
+        self.checksum = self.verify = False
+        self.dst_kind = None
+        self.dst_file = None
+        self.dst_max = None
+        self.old = None
+        self.resume = self.resume_cut = None
+        self.digest, self.block = "sha256", 64 * KIB
+        self.outcome = "exit 0"
+
+
+def choose_source(run, rng, sc):
+    """The source image and how it is served."""
+    size = random_size(rng)
+    layout = rng.choice(["extents", "extents", "sparse-random", "data",
+                         "pattern"])
+    sc.size = size
+    sc.faults = {}                      # op -> ranges that may fail
+    sc.may_fail = set()                 # what may end the run
+    src_img = run.path("src.img")
+    if layout == "extents":
+        extents, data = extent_layout(rng, size)
+        with open(run.path("src.extents"), "w") as f:
+            for o, l, t in extents:
+                f.write("%d %d %s\n" % (o, l, t))
+    elif layout == "sparse-random":
+        # nbdkit 1.32's sparse-random seeds a block's bytes from the
+        # offset of the read rather than the block's (read_block in
+        # sparse-random.c), so a read that starts inside one of its
+        # 4 KiB blocks gets other bytes than one that starts at the
+        # block: the blocksize filter, innermost, gives it whole blocks
+        # only, over a size it does not round down.
+        size = (size + 4095) // 4096 * 4096
+        sc.size = size
+        plugin = ["sparse-random", str(size), "seed=%d" % rng.randrange(1000),
+                  "percent=%d" % rng.choice([1, 10, 50, 90]),
+                  "runlength=%d" % rng.choice([1, 512, 4096, 16 * KIB, 256 * KIB])]
+    elif layout == "data":
+        spec = []
+        for _ in range(rng.randrange(0, 12)):
+            if size == 0:
+                break
+            spec.append("@%d" % rng.randrange(size))
+            n = rng.choice([1, 2, 7, 600])
+            spec += [str(rng.randrange(256)) for _ in range(min(n, 8))]
+            if n > 8:
+                spec.append("%d*%d" % (rng.randrange(1, 256), n))
+        plugin = ["data", " ".join(spec) or "0", "size=%d" % size]
+    else:
+        plugin = ["pattern", str(size)]
+    if layout == "sparse-random":
+        plugin += ["minblock=4096"]
+    if layout != "extents":
+        # The truth: the plugin's bytes, read by nbdcopy from a plain
+        # server of the same plugin.
+        inner = ["--filter=blocksize"] if layout == "sparse-random" else []
+        r = subprocess.run(["nbdkit", "-U", "-", "-r"] + inner + plugin +
+                           ["--run", 'nbdcopy -- "$uri" ' + shlex.quote(src_img)],
+                           env=run.env, capture_output=True)
+        check(r.returncode == 0, "cannot make the source image: %r" % r.stderr)
+        with open(src_img, "rb") as f:
+            data = f.read()
+        if size == 0:
+            data = b""
+    else:
+        with open(src_img, "wb") as f:
+            f.write(data)
+    check(len(data) == size, "the source image has %d bytes, not %d" %
+          (len(data), size))
+    sc.data = data
+    sc.layout = layout
+    sc.plugin = None if layout == "extents" else plugin
+    run.note("source image: %s, %d bytes" % (layout, size))
+
+
+def source_server(run, rng, sc, for_lesson):
+    """Start the source's NBD server with its hostile settings."""
+    sc.src_min = 1
+    sc.src_max = None
+    sc.src_multi_conn = True
+    filters = []
+    args = []
+    sh = sc.layout == "extents" or rng.random() < 0.25
+    if rng.random() < 0.3:
+        filters += ["--filter=delay"]
+        args += ["delay-read=%dms" % rng.randrange(0, 21),
+                 "delay-extents=%dms" % rng.randrange(0, 21)]
+    if rng.random() < 0.3:
+        minimum = rng.choice([1, 1, 512, 4096]) if not for_lesson else 1
+        maximum = rng.choice([64 * KIB, 256 * KIB, MIB, 32 * MIB])
+        if for_lesson == "checksum-libev":
+            maximum = max(maximum, MIB)
+        sc.src_min = minimum
+        sc.src_max = maximum
+        filters += ["--filter=blocksize-policy"]
+        args += ["blocksize-minimum=%d" % minimum,
+                 "blocksize-preferred=%d" % max(minimum, 4096),
+                 "blocksize-maximum=%d" % maximum,
+                 "blocksize-error-policy=error"]
+        if sc.size % minimum:
+            sc.may_fail.add("refuse-min")
+    if rng.random() < 0.15:
+        filters += ["--filter=noextents"]
+    if rng.random() < 0.2:
+        # No multi-conn: from the sh plugin, not the multi-conn filter,
+        # which in nbdkit 1.32 with multi-conn-mode=disable sometimes
+        # fails an assertion (h->group, in multi_conn_finalize) as a
+        # connection closes, and takes the server with it.
+        sh = True
+        sc.src_multi_conn = False
+    if rng.random() < 0.1:
+        filters += ["--filter=noparallel"]
+        args += ["serialize=requests"]
+    faults = {}
+    if sh:
+        # Served by the sh plugin from a copy of the image, with errors
+        # on chosen reads and block status.
+        if rng.random() < 0.4:
+            faults["read"] = fault_ranges(rng, sc.size, rng.randrange(1, 3))
+            faults["read_errno"] = rng.choice(["EIO", "EPERM", "ENOMEM"])
+            sc.faults["read"] = faults["read"]
+        if rng.random() < 0.4:
+            faults["extents"] = fault_ranges(rng, sc.size, rng.randrange(1, 3))
+        with open(run.path("src-served.img"), "wb") as f:
+            f.write(sc.data)
+        extents = run.path("src.extents") if sc.layout == "extents" else None
+        script = run.sh_plugin("src", run.path("src-served.img"), sc.size,
+                               {"write": False,
+                                "multi_conn": sc.src_multi_conn},
+                               faults, extents=extents,
+                               delay=rng.random() < 0.4,
+                               salt=rng.randrange(1000))
+        plugin = ["sh", script]
+    else:
+        plugin = sc.plugin
+        if sc.layout == "sparse-random":
+            filters = filters + ["--filter=blocksize"]
+    # The K-th request kills the server (SIGKILL), seen by the log filter.
+    kill_at = rng.randrange(1, 40) if rng.random() < 0.1 else None
+    sc.src_cmd = filters + plugin + args
+    uri, p, logf = run.nbdkit("src", ["-r"] + filters + plugin + args,
+                              log=kill_at is not None)
+    sc.src_uri = uri
+    sc.src_watch = None
+    if kill_at:
+        sc.may_fail.add("src-killed")
+        run.note("source killed at its request %d" % kill_at)
+        sc.src_watch = Watcher(logf, r" (Read|Extents|Flush|Cache) id=", kill_at,
+                               lambda: p.kill())
+
+
+def dest(run, rng, sc, program):
+    """The destination: its kind, old bytes, server; sets sc.dst."""
+    kinds = ["memory", "file-nbd", "sh", "qemu-nbd", "file", "new-file",
+             "captive-file", "pipe", "null"]
+    if program in ("copy-libev", "zero-extent-copy-libev"):
+        kinds = ["memory", "file-nbd", "sh", "qemu-nbd"]
+    kind = rng.choice(kinds)
+    sc.dst_kind = kind
+    extra = rng.choice([0, 0, 0, 1, 4096, 65536 + 3]) if kind not in \
+        ("new-file", "pipe", "null") else 0
+    dsize = sc.size + extra
+    sc.dsize = dsize
+    sc.dst_min = 1
+    sc.dst_max = None
+    sc.dst_multi_conn = kind in ("memory", "file-nbd", "sh")
+    sc.dst_zero = False
+    sc.dst_file = None
+    old_kind = rng.choice(["zero", "random", "byte", "source-prefix"])
+    if kind in ("memory", "new-file"):
+        old_kind = "zero"
+    if kind in ("pipe", "null"):
+        old_kind = None
+    if old_kind == "zero":
+        old = bytes(dsize)
+    elif old_kind == "random":
+        old = rng.randbytes(dsize)
+    elif old_kind == "byte":
+        old = bytes([rng.randrange(1, 256)]) * dsize
+    elif old_kind == "source-prefix":
+        cut = rng.randrange(0, sc.size + 1)
+        old = sc.data[:cut] + rng.randbytes(dsize - cut)
+    else:
+        old = None
+    sc.old = old
+    sc.dst_zero = old_kind == "zero"
+    run.note("destination: %s, %d bytes, old bytes %s" % (kind, dsize, old_kind))
+    if kind in ("pipe", "null"):
+        sc.dst_arg = "-" if kind == "pipe" else "null:"
+        return
+    dfile = run.path("dst.img")
+    sc.dst_file = dfile
+    if kind != "new-file":
+        with open(dfile, "wb") as f:
+            f.write(old)
+    if kind in ("file", "new-file"):
+        sc.dst_arg = "dst.img"
+        return
+    if kind == "captive-file":
+        sc.dst_arg = ["[", "nbdkit", "file", dfile, "]"]
+        return
+    if kind == "qemu-nbd":
+        sc.dst_arg, _ = run.qemu_nbd("dst", dfile)
+        sc.dst_watch = None
+        return
+    filters = []
+    args = []
+    if rng.random() < 0.3:
+        filters += ["--filter=delay"]
+        args += ["delay-write=%dms" % rng.randrange(0, 21),
+                 "delay-zero=%dms" % rng.randrange(0, 21)]
+    if rng.random() < 0.3:
+        if program in ("copy-libev", "zero-extent-copy-libev"):
+            minimum = 1
+        else:
+            minimum = rng.choice([1, 1, 512, 4096])
+        maximum = rng.choice([64 * KIB, 256 * KIB, MIB, 32 * MIB])
+        sc.dst_min = minimum
+        sc.dst_max = maximum
+        filters += ["--filter=blocksize-policy"]
+        args += ["blocksize-minimum=%d" % minimum,
+                 "blocksize-preferred=%d" % max(minimum, 4096),
+                 "blocksize-maximum=%d" % maximum,
+                 "blocksize-error-policy=error"]
+        if dsize % minimum or sc.size % minimum:
+            sc.may_fail.add("refuse-min")
+    if rng.random() < 0.3 and program != "zero-extent-copy-libev":
+        filters += ["--filter=nozero"]
+        args += [rng.choice(["zeromode=none", "fastzeromode=none",
+                             "zeromode=notrim", "fastzeromode=slow"])]
+    if rng.random() < 0.15:
+        filters += ["--filter=noextents"]
+    if rng.random() < 0.1:
+        filters += ["--filter=noparallel"]
+        args += ["serialize=requests"]
+    if kind == "memory":
+        plugin = ["memory", str(dsize)]
+    elif kind == "file-nbd":
+        plugin = ["file", dfile]
+    else:
+        faults = {}
+        if rng.random() < 0.4:
+            faults["write"] = fault_ranges(rng, sc.size, rng.randrange(1, 3))
+            faults["write_errno"] = rng.choice(["EIO", "ENOSPC", "EPERM"])
+            sc.faults["write"] = faults["write"]
+        if rng.random() < 0.3:
+            faults["zero"] = fault_ranges(rng, sc.size, rng.randrange(1, 3))
+            faults["zero_errno"] = rng.choice(["EIO", "ENOSPC"])
+            sc.faults["zero"] = faults["zero"]
+        can_flush = rng.random() < 0.8
+        if can_flush and rng.random() < 0.15:
+            faults["flush"] = True
+            sc.may_fail.add("flush")
+        sc.dst_multi_conn = sc.dst_multi_conn and rng.random() < 0.7
+        script = run.sh_plugin("dst", dfile, dsize,
+                               {"write": True, "flush": can_flush,
+                                "fast_zero": rng.random() < 0.5,
+                                "multi_conn": sc.dst_multi_conn},
+                               faults, delay=rng.random() < 0.4,
+                               salt=rng.randrange(1000))
+        plugin = ["sh", script]
+    kill_at = rng.randrange(1, 40) if rng.random() < 0.1 else None
+    uri, p, logf = run.nbdkit("dst", filters + plugin + args,
+                              log=kill_at is not None)
+    sc.dst_arg = uri
+    sc.dst_watch = None
+    if kill_at:
+        sc.may_fail.add("dst-killed")
+        run.note("destination killed at its request %d" % kill_at)
+        sc.dst_watch = Watcher(logf, r" (Write|Zero|Trim|Flush|Extents|Read) id=",
+                               kill_at, lambda: p.kill())
+
+
+def size_choices(lo_multiple, maximum, candidates):
+    """The candidates that are multiples of LO_MULTIPLE, at most MAXIMUM."""
+    return [c for c in candidates
+            if c % lo_multiple == 0 and (maximum is None or c <= maximum)]
+
+
+def evcopy_options(rng, sc):
+    """nbd-evcopy's options for this seed, valid for its servers."""
+    opts = []
+    min_bs = max(sc.src_min, sc.dst_min)
+    maxes = [m for m in (sc.src_max, sc.dst_max) if m]
+    max_bs = min(maxes) if maxes else None
+    stream_dst = sc.dst_kind == "pipe"
+    nbd_dst = sc.dst_kind in ("memory", "file-nbd", "sh", "qemu-nbd",
+                              "captive-file")
+    checksum = verify = False
+    block = 64 * KIB
+    if not stream_dst and rng.random() < 0.35:
+        block = rng.choice([4 * KIB, 64 * KIB, 64 * KIB, 256 * KIB, MIB])
+        if max_bs and block > max_bs:
+            block = 64 * KIB if 64 * KIB <= max_bs else 4 * KIB
+        digest = rng.choice(["", "=md5", "=sha1", "=sha512"])
+        opts.append("--checksum" + digest)
+        sc.digest = digest[1:] or "sha256"
+        if block != 64 * KIB or rng.random() < 0.2:
+            opts.append("--block-size=%d" % block)
+        checksum = True
+        if sc.dst_kind != "null" and rng.random() < 0.5:
+            opts.append("--verify")
+            verify = True
+    sc.block = block
+    if rng.random() < 0.5:
+        sizes = size_choices(block if checksum else max(min_bs, 1), max_bs,
+                             [512, 1024, 4096, 12288, 65536, 196608,
+                              262144, MIB, 4 * MIB])
+        sizes = [s for s in sizes if s % max(min_bs, 1) == 0]
+        if sizes:
+            opts.append("--request-size=%d" % rng.choice(sizes))
+    if rng.random() < 0.5:
+        opts.append("--requests=%d" % rng.choice([1, 2, 3, 7, 16, 64, 256]))
+    if rng.random() < 0.4 and (not nbd_dst or sc.dst_multi_conn):
+        opts.append("-C")
+        opts.append(str(rng.randrange(1, 5)))
+    allocated = rng.random() < 0.2 and not stream_dst
+    if allocated:
+        opts.append("--allocated")
+    resume = None
+    if sc.resume_cut is not None and not checksum and rng.random() < 0.7:
+        resume = sc.resume_cut
+        opts.append("--resume=%d" % resume)
+    if sc.dst_zero and not allocated and not stream_dst and resume is None \
+       and rng.random() < 0.5:
+        opts.append("--destination-is-zero")
+    for o, p in (("--no-extents", 0.2), ("--no-sparse", 0.2),
+                 ("--flush", 0.3), ("--init", 0.1), ("--timeout=30", 0.2),
+                 ("--socket-buffer=65536", 0.05)):
+        if rng.random() < p:
+            opts.append(o)
+    sc.checksum = checksum
+    sc.verify = verify
+    return opts
+
+
+def evsum_options(rng, sc):
+    opts = []
+    block = rng.choice([4 * KIB, 64 * KIB, 64 * KIB, 256 * KIB, MIB])
+    if sc.src_max and block > sc.src_max:
+        block = 4 * KIB
+    digest = rng.choice(["sha256", "sha256", "md5", "sha1", "sha512"])
+    if digest != "sha256" or rng.random() < 0.2:
+        opts.append("--digest=" + digest)
+    if block != 64 * KIB or rng.random() < 0.2:
+        opts.append("--block-size=%d" % block)
+    sc.digest = digest
+    sc.block = block
+    if rng.random() < 0.4:
+        sizes = size_choices(block, sc.src_max, [4096, 65536, 262144, MIB,
+                                                 2 * MIB])
+        sizes = [s for s in sizes if s % max(sc.src_min, 1) == 0]
+        if sizes:
+            opts.append("--request-size=%d" % rng.choice(sizes))
+    if rng.random() < 0.4:
+        opts.append("--requests=%d" % rng.choice([1, 2, 5, 16, 100]))
+    if rng.random() < 0.3:
+        opts += ["-C", str(rng.randrange(1, 5))]
+    if rng.random() < 0.2:
+        opts.append("--timeout=30")
+    return opts
+
+
+def lesson_options(rng, sc, program):
+    opts = []
+    if program == "checksum-libev":
+        return opts
+    maxes = [m for m in (sc.src_max, sc.dst_max) if m]
+    max_bs = min(maxes) if maxes else None
+    if rng.random() < 0.5 or (max_bs and max_bs < MIB):
+        sizes = size_choices(1, max_bs, [512, 4096, 65536, 196608, MIB])
+        opts.append("--request-size=%d" % rng.choice(sizes))
+    if rng.random() < 0.5:
+        opts.append("--requests=%d" % rng.choice([1, 2, 3, 16, 64]))
+    if rng.random() < 0.2:
+        opts.append("--init")
+    return opts
+
+
+def sparse_file(path, data):
+    """DATA into a new file, leaving holes where whole 4 KiB blocks are zero."""
+    with open(path, "wb") as f:
+        f.truncate(len(data))
+        for o in range(0, len(data), 4096):
+            block = data[o:o + 4096]
+            if block.count(0) != len(block):
+                f.seek(o)
+                f.write(block)
+
+
+def read_dest(run, sc):
+    """The destination's bytes now, or None if nothing can read them."""
+    if sc.dst_kind in (None, "pipe", "null"):
+        return None
+    if sc.dst_file and sc.dst_kind != "memory":
+        if not os.path.exists(sc.dst_file):
+            return None
+        with open(sc.dst_file, "rb") as f:
+            return f.read()
+    if sc.dst_watch and sc.dst_watch.fired:
+        return None                     # the memory server is dead
+    back = run.path("readback.img")
+    # nbdcopy 1.14 sends requests of 256 KiB whatever the server's
+    # maximum block size, and cannot read the tail of an image whose
+    # size is not a multiple of its minimum: nbdkit's blocksize filter
+    # in between reads it in whole blocks, all but that tail.
+    cmd = ["nbdcopy"]
+    if sc.dst_max:
+        cmd += ["--request-size=4096"]
+    cmd += ["--", sc.dst_arg, back]
+    if sc.dst_min > 1 and sc.dsize % sc.dst_min:
+        cmd = ["nbdkit", "-U", "-", "-r", "--filter=blocksize", "nbd",
+               "uri=" + sc.dst_arg, "minblock=%d" % sc.dst_min,
+               "--run", 'nbdcopy --request-size=4096 -- "$uri" ' +
+               shlex.quote(back)]
+    r = subprocess.run(cmd, env=run.env, capture_output=True)
+    check(r.returncode == 0, "cannot read the destination back: %s" %
+          r.stderr.decode().strip())
+    with open(back, "rb") as f:
+        data = f.read()
+    os.unlink(back)
+    return data
+
+
+def old_or_source(sc, got, limit):
+    """Every byte of GOT is its old byte or the source's (below LIMIT, the
+    source's); the first offset where neither, or None."""
+    data = sc.data
+    old = sc.old if sc.old is not None else bytes(len(got))
+    step = 4096
+    end = min(len(got), len(data))
+    for o in range(0, end, step):
+        g = got[o:min(o + step, end)]
+        s = data[o:o + len(g)]
+        if g == s:
+            continue
+        d = old[o:o + len(g)]
+        if g == d and o >= limit:
+            continue
+        for i in range(len(g)):
+            if g[i] == s[i]:
+                continue
+            if o + i < limit or g[i] != d[i]:
+                return o + i
+    if len(got) > len(data):
+        if got[len(data):] != old[len(data):len(got)]:
+            return len(data)
+    return None
+
+
+def digest_line(sc, name):
+    return "%s  %s" % (ref_digest(sc.data, sc.digest, sc.block), name)
+
+
+def judge_success(run, sc, program, out, err, pipe_bytes):
+    lines = err.decode(errors="replace").splitlines()
+    allowed = [l for l in lines if not re.match(
+        r"^nbd-evcopy: verified: the destination's first \d+ bytes have "
+        r"the source's digest$", l)]
+    check(not allowed, "exit 0 with messages on stderr: %r" % allowed)
+    if program == "nbd-evsum":
+        want = [digest_line(sc, n) for n in sc.names]
+        got = out.decode().splitlines()
+        check(got == want, "nbd-evsum printed %r, want %r" % (got, want))
+        return
+    if program == "checksum-libev":
+        sc.digest, sc.block = "sha256", 64 * KIB
+        got = out.decode().splitlines()
+        want = [digest_line(sc, sc.src_name)]
+        check(got == want, "checksum-libev printed %r, want %r" % (got, want))
+        return
+    if sc.checksum:
+        got = out.decode().splitlines()
+        want = [digest_line(sc, sc.src_name)]
+        check(got == want, "--checksum printed %r, want %r" % (got, want))
+        if sc.verify:
+            check(len(lines) == 1, "--verify did not say verified")
+    elif sc.dst_kind != "pipe":
+        check(out == b"", "printed on stdout: %r" % out[:200])
+    if sc.dst_kind == "pipe":
+        check(pipe_bytes == sc.data,
+              "the pipe got %d bytes, not the source's %d%s" %
+              (len(pipe_bytes), sc.size, first_diff(pipe_bytes, sc.data)))
+        check(ref_digest(pipe_bytes) == ref_digest(sc.data),
+              "the pipe's digest differs")
+        return
+    got = read_dest(run, sc)
+    if got is None:
+        return
+    want_len = sc.dsize
+    if sc.dst_kind == "memory":
+        want_len -= sc.dsize % sc.dst_min    # see read_dest
+    if sc.dst_kind == "new-file" or (sc.dst_kind == "file" and
+                                     sc.src_kind == "pipe"):
+        want_len = max(sc.size, sc.dsize)
+    check(len(got) == want_len, "the destination has %d bytes, not %d" %
+          (len(got), want_len))
+    check(got[:sc.size] == sc.data, "wrong bytes: the destination differs "
+          "from the source%s" % first_diff(got[:sc.size], sc.data))
+    check(ref_digest(got[:sc.size]) == ref_digest(sc.data),
+          "the destination's block hash differs from the source's")
+    if sc.old is not None:
+        check(got[sc.size:] == sc.old[sc.size:len(got)],
+              "the bytes past the source's size changed")
+
+
+def common_prefix(a, b):
+    """How many bytes A and B have in common from their start."""
+    n = min(len(a), len(b))
+    o = 0
+    while o < n and a[o:o + 4096] == b[o:o + 4096]:
+        o += 4096
+    while o < n and a[o] == b[o]:
+        o += 1
+    return min(o, n)
+
+
+def first_diff(a, b):
+    i = common_prefix(a, b)
+    if i < min(len(a), len(b)):
+        return " (first at offset %d)" % i
+    return "" if len(a) == len(b) else " (lengths %d, %d)" % (len(a), len(b))
+
+
+FAIL_RE = re.compile(r"(read|write|zero) failed at offset (\d+) length (\d+): ")
+RESUME_RE = re.compile(r"(?:complete|holds the source only) below offset (\d+); "
+                       r"to copy the rest: (.*)$")
+
+
+def judge_failure(run, sc, program, status, out, err):
+    text = err.decode(errors="replace")
+    lines = text.splitlines()
+    killed = any(w and w.fired for w in (sc.src_watch, sc.dst_watch))
+    check(sc.faults or sc.may_fail,
+          "exit %d with no fault injected: %r" % (status, lines))
+    check(status == 1, "exit status %d, not 1: %r" % (status, lines))
+    want_lines = 1
+    check(len(lines) == want_lines,
+          "%d lines on stderr, not 1: %r" % (len(lines), lines))
+    line = lines[0]
+    check(line.startswith(program + ": "), "message without the program's "
+          "name: %r" % line)
+    if program == "nbd-evsum":
+        # The images that did not fail are still hashed, each in its
+        # child; the one that failed is named in the message.
+        failed = [n for n in sc.names
+                  if re.match(re.escape("%s: %s" % (program, n)) +
+                              "(: | connection [0-9]+: )", line)]
+        check(len(failed) == 1, "the message names no image: %r" % line)
+        want = [digest_line(sc, n) for n in sc.names if n != failed[0]]
+        check(out.decode().splitlines() == want,
+              "nbd-evsum printed %r, want %r" % (out, want))
+    else:
+        check(out == b"" or sc.dst_kind == "pipe", "a failed run printed "
+              "on stdout: %r" % out[:200])
+    m = FAIL_RE.search(line)
+    why = None
+    if "minimum block size" in line and "refuse-min" in sc.may_fail:
+        why = "refused"
+    elif m:
+        op, off, length = m.group(1), int(m.group(2)), int(m.group(3))
+        ranges = sc.faults.get("read", []) if op == "read" else \
+            sc.faults.get("write", []) + sc.faults.get("zero", [])
+        if any(off < b and off + length > a for a, b in ranges):
+            why = "injected"
+        elif killed:
+            why = "killed"
+        else:
+            raise Failure("%s failed at %d+%d, where no fault was injected: "
+                          "%r" % (op, off, length, line))
+    elif "flush failed" in line and "flush" in sc.may_fail:
+        why = "flush"
+    elif killed:
+        why = "killed"
+    else:
+        raise Failure("unexplained failure: %r" % line)
+    run.note("failed as allowed (%s): %s" % (why, line))
+    sc.outcome = "failed as allowed (%s)" % why
+    if why == "refused":
+        # Every limit is checked before the first byte is read: the
+        # destination is as it was, and one the copy would have created
+        # is not there.
+        if sc.dst_kind == "new-file":
+            check(not os.path.exists(sc.dst_file),
+                  "a refused copy left the file it created")
+        elif sc.dst_file and sc.dst_kind != "memory":
+            with open(sc.dst_file, "rb") as f:
+                check(f.read() == sc.old, "a refused copy wrote to the "
+                      "destination")
+        return
+    # What the destination holds: old bytes or the source's, and the
+    # source's below the offset the message reports.
+    r = RESUME_RE.search(line)
+    limit = int(r.group(1)) if r else 0
+    if r and sc.resume is not None:
+        check(limit >= sc.resume // (64 * KIB) * (64 * KIB),
+              "reported offset %d below --resume" % limit)
+    if sc.dst_kind != "pipe":
+        got = read_dest(run, sc)
+        if got is not None and sc.old is not None:
+            if sc.resume is not None:
+                # Below --resume the destination held the source already.
+                limit2 = max(limit, 0)
+            else:
+                limit2 = limit
+            bad = old_or_source(sc, got, limit2)
+            check(bad is None, "after the failure, the destination's byte "
+                  "at %s is neither its old byte nor the source's (or not "
+                  "the source's below %d)" % (bad, limit2))
+    if not r:
+        return
+    # With the faults gone and the servers still there, the command the
+    # message prints copies the rest.
+    if killed or why == "refused":
+        return
+    os.unlink(run.path("faults"))
+    cmd = r.group(2)
+    status2, out2, err2 = run_program(run, ["/bin/sh", "-c", cmd])
+    check(status2 == 0, "the printed command failed (%d): %s: %r" %
+          (status2, cmd, err2.decode(errors="replace")))
+    sc.checksum = False
+    judge_success(run, sc, program, out2, err2, None)
+    run.note("resumed: " + cmd)
+    sc.outcome += ", then resumed"
+
+
+def one_seed(seed, verbose=False, keep=False):
+    """Run seed SEED: (None, what happened) if every oracle agreed, else
+    (the reason, None)."""
+    rng = random.Random(seed)
+    run = Run(seed, "s", verbose, keep)
+    ok = False
+    sc = Scenario()
+    try:
+        with open(run.path("faults"), "w"):
+            pass
+        program = rng.choice(PROGRAMS)
+        lesson = program not in ("nbd-evcopy", "nbd-evsum")
+        run.note("program: " + program)
+        choose_source(run, rng, sc)
+        src_kind = "nbd"
+        if not lesson:
+            src_kind = rng.choice(["nbd", "nbd", "nbd", "captive", "file",
+                                   "pipe"])
+        sc.src_kind = src_kind
+        sc.src_min, sc.src_max = 1, None
+        stdin_data = None
+        if src_kind in ("nbd", "captive"):
+            source_server(run, rng, sc, program if lesson else None)
+            if src_kind == "captive":
+                sc.src_argv = ["[", "nbdkit", "-r"] + sc.src_cmd + ["]"]
+                sc.src_name = " ".join(sc.src_argv)
+                sc.may_fail.discard("src-killed")
+                sc.src_watch = None
+            else:
+                sc.src_argv = [sc.src_uri]
+                sc.src_name = sc.src_uri
+        elif src_kind == "file":
+            sparse_file(run.path("src-file.img"), sc.data)
+            sc.src_argv = ["src-file.img"]
+            sc.src_name = "src-file.img"
+        else:
+            stdin_data = sc.data
+            sc.src_argv = ["-"]
+            sc.src_name = "-"
+        run.note("source: %s" % src_kind)
+        sc.resume_cut = None
+        sc.resume = None
+        pipe_out = None
+        if program == "nbd-evsum":
+            opts = evsum_options(rng, sc)
+            sc.names = [sc.src_name]
+            argv = [program] + opts + sc.src_argv
+            if src_kind != "pipe" and rng.random() < 0.2:
+                sparse_file(run.path("src-file.img"), sc.data)
+                sc.names.append("src-file.img")
+                argv.append("src-file.img")
+        elif program == "checksum-libev":
+            argv = [program, sc.src_uri]
+        else:
+            dest(run, rng, sc, program)
+            if sc.old is not None and sc.dst_kind != "new-file" and \
+               sc.size <= len(sc.old) and sc.old[:sc.size] != sc.data and \
+               sc.dst_kind != "memory":
+                # An old destination that holds a prefix of the source
+                # can take --resume at that prefix.
+                cut = common_prefix(sc.old[:sc.size], sc.data)
+                if cut > 0 and src_kind != "pipe" and program == "nbd-evcopy":
+                    sc.resume_cut = cut
+            if lesson:
+                opts = lesson_options(rng, sc, program)
+            else:
+                opts = evcopy_options(rng, sc)
+                for o in opts:
+                    if o.startswith("--resume="):
+                        sc.resume = int(o[9:])
+            argv = [program] + opts + sc.src_argv + \
+                ([sc.dst_arg] if isinstance(sc.dst_arg, str) else sc.dst_arg)
+            if sc.dst_kind == "pipe":
+                pipe_out = run.path("pipe.out")
+        for w in (sc.src_watch, sc.dst_watch):
+            if w:
+                w.start()
+        status, out, err = run_program(run, argv, stdin_data, pipe_out)
+        for w in (sc.src_watch, sc.dst_watch):
+            if w:
+                w.stop()
+        if verbose:
+            sys.stdout.write("  exit %d; stderr: %s" % (status, err.decode(errors="replace")))
+        if status == 86 and SANITIZERS:
+            run.check_clean()
+        pipe_bytes = out if sc.dst_kind == "pipe" else None
+        if status == 0:
+            judge_success(run, sc, program, out, err, pipe_bytes)
+        else:
+            judge_failure(run, sc, program, status, out, err)
+        run.check_clean()
+        ok = True
+        return None, "%s: %s" % (program, sc.outcome)
+    except Failure as e:
+        return "%s\n    %s" % (e, "\n    ".join(run.notes)), None
+    finally:
+        for w in (sc.src_watch, sc.dst_watch):
+            if w:
+                w.done.set()
+        run.close(ok)
+
+
+def main():
+    ap = argparse.ArgumentParser(description="Hostile-server campaign.")
+    ap.add_argument("--seeds", type=int, help="run N seeds")
+    ap.add_argument("--seed", help="replay one seed (or K,L,... several)")
+    ap.add_argument("--first", type=int, default=1, help="the first seed")
+    ap.add_argument("--jobs", type=int, default=1, help="seeds at once (<= 2)")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("--keep", action="store_true",
+                    help="keep the temporary directory of a seed")
+    args = ap.parse_args()
+    if args.seed is not None:
+        seeds = [int(k) for k in args.seed.split(",")]
+    else:
+        seeds = list(range(args.first, args.first + (args.seeds or 5)))
+    t0 = time.time()
+    failed = []
+    tally = {}
+
+    def one(seed):
+        if args.verbose:
+            print("seed %d" % seed, flush=True)
+        return seed, one_seed(seed, args.verbose, args.keep)
+
+    with concurrent.futures.ThreadPoolExecutor(max(1, min(args.jobs, 2))) as ex:
+        for seed, (reason, outcome) in ex.map(one, seeds):
+            if reason is None:
+                tally[outcome] = tally.get(outcome, 0) + 1
+                print("ok %d: %s" % (seed, outcome), flush=True)
+            else:
+                failed.append(seed)
+                print("FAIL seed %d: %s" % (seed, reason), flush=True)
+                print("  replay: make check-hostile SEED=%d  (or: %s --seed=%d -v)"
+                      % (seed, os.path.join(SRCDIR, "tests", "hostile.py"), seed),
+                      flush=True)
+    for outcome in sorted(tally):
+        print("  %5d  %s" % (tally[outcome], outcome))
+    print("%d seeds, %d failed%s, %.0f s" %
+          (len(seeds), len(failed),
+           (": " + " ".join(map(str, failed))) if failed else "",
+           time.time() - t0))
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
