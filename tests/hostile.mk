@@ -11,10 +11,21 @@
 #   make check-hostile SEED=K             replay one seed, verbosely
 #   make check-hostile JOBS=2 ...         two seeds at once (at most 2)
 #
+# The interrupt rounds stop nbd-evcopy with SIGINT, SIGTERM or SIGKILL
+# at the K-th write its destination's server sees (the K-th read of the
+# source, for a file or a pipe), check the destination block by block,
+# and finish the copy with the printed --resume command (or the same
+# command again, after SIGKILL); make check runs a few
+# (tests/resume-rounds.sh):
+#
+#   make check-resume ROUNDS=100          rounds 1 to 100
+#   make check-resume ROUND=K             replay one round, verbosely
+#
 # A failure prints its seed and the command that replays it.
 
 TESTS_SH += \
 	tests/hostile.sh \
+	tests/resume-rounds.sh \
 	$(NULL)
 EXTRA_DIST += \
 	tests/hostile.py \
@@ -29,4 +40,11 @@ check-hostile: $(bin_PROGRAMS) $(noinst_PROGRAMS)
 	  $(if $(SEED),--seed=$(SEED) -v,--seeds=$(SEEDS) --first=$(FIRST)) \
 	  --jobs=$(JOBS)
 
-.PHONY: check-hostile
+ROUNDS = 20
+
+check-resume: $(bin_PROGRAMS) $(noinst_PROGRAMS)
+	$(TESTS_ENVIRONMENT) python3 $(srcdir)/tests/hostile.py \
+	  $(if $(ROUND),--round=$(ROUND) -v,--rounds=$(ROUNDS) --first=$(FIRST)) \
+	  --jobs=$(JOBS)
+
+.PHONY: check-hostile check-resume

@@ -1200,9 +1200,258 @@ def one_seed(seed, verbose=False, keep=False):
         run.close(ok)
 
 
+# ---------------------------------------------------------------------
+# Interrupt rounds: stop a copy at the K-th write, check what the
+# destination holds, and finish it.
+
+STOP_RE = re.compile(r"^nbd-evcopy: stopping on SIG(INT|TERM): waiting for the "
+                     r"\d+ requests in flight; (press Ctrl-C|send it) again to "
+                     r"stop at once$")
+INTERRUPTED_RE = re.compile(
+    r"^nbd-evcopy: interrupted by SIG(INT|TERM) after (\d+) bytes; "
+    r"(?:the destination is complete below offset (\d+)|"
+    r"(\S+) was created by this copy and holds the source only below "
+    r"offset (\d+))(?:; to copy the rest: (.*))?$")
+
+
+def check_blocks(sc, got, limit, what):
+    """Per 4 KiB block, GOT holds its old bytes or the source's, and the
+    source's below LIMIT."""
+    bad = None
+    old = sc.old if sc.old is not None else bytes(len(got))
+    for o in range(0, min(len(got), sc.size), 4096):
+        g = got[o:min(o + 4096, sc.size)]
+        if g == sc.data[o:o + len(g)]:
+            continue
+        if o >= limit and g == old[o:o + len(g)]:
+            continue
+        bad = o
+        break
+    check(bad is None, "%s: the destination's block at %s is %s" %
+          (what, bad, "not the source's" if bad is not None and bad < limit
+           else "neither its old bytes nor the source's"))
+
+
+def stop_server(p):
+    """Stop a server and wait for it, so that every write it accepted is
+    in its file."""
+    if p.poll() is None:
+        p.terminate()
+    try:
+        p.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+
+
+def one_round(k, verbose=False, keep=False):
+    """Interrupt round K: (None, what happened) or (the reason, None)."""
+    rng = random.Random(k)
+    run = Run(k, "r", verbose, keep)
+    ok = False
+    sc = Scenario()
+    src_log = dst_log = None
+    try:
+        # 32 to 256 requests, at most 32 MiB: long enough to stop in
+        # the middle, short enough with one request in flight.
+        reqsize = rng.choice([4096, 65536, 262144, MIB])
+        size = min(32 * MIB, reqsize * rng.randrange(32, 257)) + \
+            rng.choice([0, 0, 4096, 12345])
+        layout = rng.choice(["sparse-random", "pattern", "data"])
+        if layout == "sparse-random":
+            size = (size + 4095) // 4096 * 4096
+            plugin = ["--filter=blocksize", "sparse-random", str(size),
+                      "seed=%d" % rng.randrange(1000),
+                      "percent=%d" % rng.choice([10, 50, 90]),
+                      "runlength=%d" % rng.choice([4096, 65536, MIB]),
+                      "minblock=4096"]
+        elif layout == "pattern":
+            plugin = ["pattern", str(size)]
+        else:
+            spec = []
+            for _ in range(rng.randrange(1, 40)):
+                spec += ["@%d" % rng.randrange(size),
+                         "%d*%d" % (rng.randrange(1, 256),
+                                    rng.choice([1, 4096, 100000, MIB]))]
+            plugin = ["data", " ".join(spec), "size=%d" % size]
+        sc.size = size
+        src_img = run.path("src.img")
+        r = subprocess.run(["nbdkit", "-U", "-", "-r"] + plugin +
+                           ["--run", 'nbdcopy -- "$uri" ' + shlex.quote(src_img)],
+                           env=run.env, capture_output=True)
+        check(r.returncode == 0, "cannot make the source: %r" % r.stderr)
+        sc.data = open(src_img, "rb").read()
+        kind = rng.choice(["nbd", "nbd", "file", "new-file", "pipe"])
+        sig = rng.choice(["INT", "TERM", "KILL"])
+        if kind == "pipe" and sig == "KILL":
+            sig = rng.choice(["INT", "TERM"])
+        sc.dst_kind = {"nbd": "file-nbd"}.get(kind, kind)
+        # K well before the last request.
+        kth = rng.randrange(1, max(2, min(30, size // reqsize // 2)))
+        run.note("round %d: %s, %d bytes, into %s, SIG%s at the %s %d" %
+                 (k, layout, size, kind, sig,
+                  "write" if kind == "nbd" else "read", kth))
+        # The source: slow reads unless the destination is slow.
+        src_args = ["-r"]
+        delay = rng.randrange(5, 25) if kind == "nbd" else \
+            rng.randrange(20, 50)
+        if kind != "nbd":
+            src_args += ["--filter=delay"]
+            plugin = plugin + ["delay-read=%dms" % delay]
+        src_uri, _, src_log = run.nbdkit("src", src_args + plugin,
+                                         log=kind != "nbd")
+        # The destination: old bytes, other than the source's.
+        sc.old = rng.randbytes(size)
+        sc.dsize = size
+        dfile = run.path("dst.img")
+        sc.dst_file = dfile
+        if kind in ("nbd", "file"):
+            with open(dfile, "wb") as f:
+                f.write(sc.old)
+        else:
+            sc.old = None if kind == "pipe" else bytes(size)
+        dst_args = ["--filter=delay", "file", dfile,
+                    "delay-write=%dms" % delay, "delay-zero=%dms" % delay]
+        if kind == "nbd":
+            dst_uri, dst_p, dst_log = run.nbdkit("dst", dst_args, log=True)
+            dst_arg = dst_uri
+        elif kind == "pipe":
+            dst_arg = "-"
+        else:
+            dst_arg = "dst.img"
+        opts = ["--request-size=%d" % reqsize]
+        if kind != "nbd":
+            # Reads that answer late, few in flight: time to stop it
+            # before the end.
+            opts.append("--requests=%d" % rng.choice([1, 2, 4, 8]))
+        elif rng.random() < 0.5:
+            opts.append("--requests=%d" % rng.choice([1, 4, 16, 64]))
+        for o, p in (("--no-extents", 0.2), ("--no-sparse", 0.2),
+                     ("--flush", 0.3), ("--allocated", 0.2)):
+            if rng.random() < p and not (kind == "pipe" and o == "--allocated"):
+                opts.append(o)
+        checksum = kind != "pipe" and reqsize >= 65536 and rng.random() < 0.2
+        if checksum:
+            opts.append("--checksum")
+        argv = ["nbd-evcopy"] + opts + [src_uri, dst_arg]
+        run.note("run: " + " ".join(shlex.quote(a) for a in argv))
+        out_f = open(run.path("pipe.out"), "wb") if kind == "pipe" else \
+            subprocess.PIPE
+        p = subprocess.Popen(argv, cwd=run.dir, env=run.penv,
+                             stdin=subprocess.DEVNULL, stdout=out_f,
+                             stderr=subprocess.PIPE)
+        signum = getattr(signal, "SIG" + sig)
+        w = Watcher(dst_log if kind == "nbd" else src_log,
+                    r" (Write|Zero) id=" if kind == "nbd" else r" Read id=",
+                    kth, lambda: p.send_signal(signum))
+        w.start()
+        try:
+            out, err = p.communicate(timeout=RUN_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.communicate()
+            raise Failure("hang: no exit within %d s" % RUN_TIMEOUT)
+        finally:
+            w.stop()
+        if kind == "pipe":
+            out_f.close()
+        lines = err.decode(errors="replace").splitlines()
+        run.note("exit %d: %r" % (p.returncode, lines))
+        if not w.fired or p.returncode == 0:
+            # Done before the K-th write was seen: it must be a copy.
+            check(p.returncode == 0, "exit %d: %r" % (p.returncode, lines))
+            outcome = "done before the signal"
+        elif sig == "KILL":
+            check(p.returncode == -signal.SIGKILL, "exit %d after SIGKILL"
+                  % p.returncode)
+            outcome = "SIGKILL, then the same command again"
+        else:
+            want = 130 if sig == "INT" else 143
+            check(p.returncode == want, "exit %d after SIG%s, not %d: %r" %
+                  (p.returncode, sig, want, lines))
+            outcome = "SIG%s, then --resume" % sig
+        if p.returncode != 0:
+            run.check_clean()
+        if kind == "nbd":
+            # Every write the server accepted is in its file once it
+            # has stopped (a killed client leaves replies pending, and
+            # nbdkit 1.32 may abort then: it is started again).
+            stop_server(dst_p)
+        def dest_now():
+            if kind == "pipe":
+                return open(run.path("pipe.out"), "rb").read()
+            if not os.path.exists(dfile):
+                return None
+            return open(dfile, "rb").read()
+        got = dest_now()
+        cmd = None
+        if p.returncode not in (0, -signal.SIGKILL):
+            rest = [l for l in lines if not STOP_RE.match(l)]
+            check(len(rest) == 1 and len(lines) <= 2,
+                  "after SIG%s, not one line (and the line at once): %r" %
+                  (sig, lines))
+            m = INTERRUPTED_RE.match(rest[0])
+            check(m, "after SIG%s, an unexpected line: %r" % (sig, rest[0]))
+            off = int(m.group(3) or m.group(5))
+            cmd = m.group(6)
+            if kind == "pipe":
+                check(got == sc.data[:off], "the pipe got %d bytes, not the "
+                      "source's first %d%s" % (len(got), off,
+                                              first_diff(got, sc.data[:off])))
+                check(cmd is None, "a --resume command for a stream: %s" % cmd)
+                outcome = "SIG%s, the pipe holds the source below the offset" % sig
+            else:
+                check_blocks(sc, got, off, "after SIG" + sig)
+                if checksum:
+                    # --resume refuses --checksum, so none is offered:
+                    # the whole command again.
+                    check(cmd is None, "--resume offered with --checksum")
+                    cmd = " ".join(shlex.quote(a) for a in argv)
+                    outcome = "SIG%s with --checksum, then the same " \
+                        "command again" % sig
+                else:
+                    check(cmd is not None, "no command to copy the rest")
+                    check(" --resume=%d " % off in " %s " % cmd,
+                          "the command does not resume at %d: %s" % (off, cmd))
+        elif p.returncode == -signal.SIGKILL:
+            if got is not None and kind != "pipe":
+                check_blocks(sc, got, 0, "after SIGKILL")
+            cmd = " ".join(shlex.quote(a) for a in argv)
+        else:
+            check(got is not None and got[:size] == sc.data,
+                  "a finished copy differs%s" % first_diff(got or b"", sc.data))
+        if cmd:
+            if kind == "nbd":
+                for f in ("dst.sock", "dst.pid"):
+                    if os.path.exists(run.path(f)):
+                        os.unlink(run.path(f))
+                _, dst_p, _ = run.nbdkit("dst", dst_args)
+            if kind == "pipe":
+                cmd += " > pipe.out"
+            status, out2, err2 = run_program(run, ["/bin/sh", "-c", cmd])
+            check(status == 0, "the command that copies the rest failed (%d): "
+                  "%s: %r" % (status, cmd, err2))
+            if kind == "nbd":
+                stop_server(dst_p)
+            got = dest_now()
+            check(got[:size] == sc.data, "wrong bytes after %s%s" %
+                  (cmd, first_diff(got[:size], sc.data)))
+            check(ref_digest(got[:size]) == ref_digest(sc.data),
+                  "the block hash differs after " + cmd)
+        run.check_clean()
+        ok = True
+        return None, "%s: %s" % (kind, outcome)
+    except Failure as e:
+        return "%s\n    %s" % (e, "\n    ".join(run.notes)), None
+    finally:
+        run.close(ok)
+
+
 def main():
     ap = argparse.ArgumentParser(description="Hostile-server campaign.")
     ap.add_argument("--seeds", type=int, help="run N seeds")
+    ap.add_argument("--rounds", type=int, help="run N interrupt rounds")
+    ap.add_argument("--round", help="replay one interrupt round (or K,L,...)")
     ap.add_argument("--seed", help="replay one seed (or K,L,... several)")
     ap.add_argument("--first", type=int, default=1, help="the first seed")
     ap.add_argument("--jobs", type=int, default=1, help="seeds at once (<= 2)")
@@ -1210,18 +1459,22 @@ def main():
     ap.add_argument("--keep", action="store_true",
                     help="keep the temporary directory of a seed")
     args = ap.parse_args()
-    if args.seed is not None:
-        seeds = [int(k) for k in args.seed.split(",")]
+    rounds = args.rounds is not None or args.round is not None
+    what, make_target, fn = ("round", "check-resume ROUND", one_round) \
+        if rounds else ("seed", "check-hostile SEED", one_seed)
+    if args.seed is not None or args.round is not None:
+        seeds = [int(k) for k in (args.seed or args.round).split(",")]
     else:
-        seeds = list(range(args.first, args.first + (args.seeds or 5)))
+        seeds = list(range(args.first, args.first +
+                           ((args.rounds if rounds else args.seeds) or 5)))
     t0 = time.time()
     failed = []
     tally = {}
 
     def one(seed):
         if args.verbose:
-            print("seed %d" % seed, flush=True)
-        return seed, one_seed(seed, args.verbose, args.keep)
+            print("%s %d" % (what, seed), flush=True)
+        return seed, fn(seed, args.verbose, args.keep)
 
     with concurrent.futures.ThreadPoolExecutor(max(1, min(args.jobs, 2))) as ex:
         for seed, (reason, outcome) in ex.map(one, seeds):
@@ -1230,14 +1483,15 @@ def main():
                 print("ok %d: %s" % (seed, outcome), flush=True)
             else:
                 failed.append(seed)
-                print("FAIL seed %d: %s" % (seed, reason), flush=True)
-                print("  replay: make check-hostile SEED=%d  (or: %s --seed=%d -v)"
-                      % (seed, os.path.join(SRCDIR, "tests", "hostile.py"), seed),
-                      flush=True)
+                print("FAIL %s %d: %s" % (what, seed, reason), flush=True)
+                print("  replay: make %s=%d  (or: %s --%s=%d -v)"
+                      % (make_target, seed,
+                         os.path.join(SRCDIR, "tests", "hostile.py"), what,
+                         seed), flush=True)
     for outcome in sorted(tally):
         print("  %5d  %s" % (tally[outcome], outcome))
-    print("%d seeds, %d failed%s, %.0f s" %
-          (len(seeds), len(failed),
+    print("%d %ss, %d failed%s, %.0f s" %
+          (len(seeds), what, len(failed),
            (": " + " ".join(map(str, failed))) if failed else "",
            time.time() - t0))
     sys.exit(1 if failed else 0)
