@@ -183,6 +183,7 @@ case "$1" in
   can_extents) exit @CAN_EXTENTS@ ;;
   pread)
     late "$4"
+    if hit "@STALL_FAULTS@" "$3" "$4"; then sleep 3; fi
     if hit "@READ_FAULTS@" "$3" "$4"; then
       echo "@READ_ERRNO@ injected read error at $4" >&2; exit 1
     fi
@@ -243,6 +244,7 @@ class Run:
         os.mkdir(self.tmp)
         self.mark = "NBD_LIBEV_TEST_MARK=" + self.dir
         self.servers = []               # Popen of every server started
+        self.started = {}               # nbdkit's arguments, by name
         self.notes = []                 # what the seed chose, for a failure
         self.env = dict(os.environ)
         self.env["PATH"] = ":".join([os.path.join(BUILDDIR, "tools"),
@@ -273,6 +275,10 @@ class Run:
         """Start nbdkit with ARGS on a Unix socket; its URI, pid and log."""
         sock = self.path(name + ".sock")
         pidf = self.path(name + ".pid")
+        for f in (sock, pidf):          # a server started again
+            if os.path.exists(f):
+                os.unlink(f)
+        self.started[name] = args
         cmd = ["nbdkit", "-f", "-U", sock, "-P", pidf]
         logf = None
         if log:
@@ -333,6 +339,7 @@ class Run:
             "WRITE_FAULTS": ranges(faults.get("write", [])),
             "ZERO_FAULTS": ranges(faults.get("zero", [])),
             "EXTENTS_FAULTS": ranges(faults.get("extents", [])),
+            "STALL_FAULTS": ranges(faults.get("stall", [])),
             "READ_ERRNO": faults.get("read_errno", "EIO"),
             "WRITE_ERRNO": faults.get("write_errno", "EIO"),
             "ZERO_ERRNO": faults.get("zero_errno", "EIO"),
@@ -595,6 +602,10 @@ def source_server(run, rng, sc, for_lesson):
             sc.faults["read"] = faults["read"]
         if rng.random() < 0.4:
             faults["extents"] = fault_ranges(rng, sc.size, rng.randrange(1, 3))
+        if not for_lesson and rng.random() < 0.05:
+            # A read that answers after 3 s, past a --timeout of 1.
+            faults["stall"] = fault_ranges(rng, sc.size, 1)
+            sc.may_fail.add("timeout")
         with open(run.path("src-served.img"), "wb") as f:
             f.write(sc.data)
         extents = run.path("src.extents") if sc.layout == "extents" else None
@@ -610,10 +621,11 @@ def source_server(run, rng, sc, for_lesson):
         if sc.layout == "sparse-random":
             filters = filters + ["--filter=blocksize"]
     # The K-th request kills the server (SIGKILL), seen by the log filter.
-    kill_at = rng.randrange(1, 40) if rng.random() < 0.1 else None
+    kill_at = rng.randrange(1, 120) if rng.random() < 0.1 else None
     sc.src_cmd = filters + plugin + args
     uri, p, logf = run.nbdkit("src", ["-r"] + filters + plugin + args,
                               log=kill_at is not None)
+    sc.src_proc = p
     sc.src_uri = uri
     sc.src_watch = None
     if kill_at:
@@ -621,6 +633,7 @@ def source_server(run, rng, sc, for_lesson):
         run.note("source killed at its request %d" % kill_at)
         sc.src_watch = Watcher(logf, r" (Read|Extents|Flush|Cache) id=", kill_at,
                                lambda: p.kill())
+        sc.src_watch.server = p
 
 
 def dest(run, rng, sc, program):
@@ -733,7 +746,7 @@ def dest(run, rng, sc, program):
                                faults, delay=rng.random() < 0.4,
                                salt=rng.randrange(1000))
         plugin = ["sh", script]
-    kill_at = rng.randrange(1, 40) if rng.random() < 0.1 else None
+    kill_at = rng.randrange(1, 120) if rng.random() < 0.1 else None
     uri, p, logf = run.nbdkit("dst", filters + plugin + args,
                               log=kill_at is not None)
     sc.dst_arg = uri
@@ -743,6 +756,7 @@ def dest(run, rng, sc, program):
         run.note("destination killed at its request %d" % kill_at)
         sc.dst_watch = Watcher(logf, r" (Write|Zero|Trim|Flush|Extents|Read) id=",
                                kill_at, lambda: p.kill())
+        sc.dst_watch.server = p
 
 
 def size_choices(lo_multiple, maximum, candidates):
@@ -803,6 +817,8 @@ def evcopy_options(rng, sc):
                  ("--socket-buffer=65536", 0.05)):
         if rng.random() < p:
             opts.append(o)
+    if "timeout" in sc.may_fail:
+        opts.append("--timeout=1")
     sc.checksum = checksum
     sc.verify = verify
     return opts
@@ -832,6 +848,8 @@ def evsum_options(rng, sc):
         opts += ["-C", str(rng.randrange(1, 5))]
     if rng.random() < 0.2:
         opts.append("--timeout=30")
+    if "timeout" in sc.may_fail:
+        opts.append("--timeout=1")
     return opts
 
 
@@ -1044,6 +1062,9 @@ def judge_failure(run, sc, program, status, out, err):
                           "%r" % (op, off, length, line))
     elif "flush failed" in line and "flush" in sc.may_fail:
         why = "flush"
+    elif "no reply from the server for 1 s" in line and \
+            "timeout" in sc.may_fail:
+        why = "timeout"
     elif killed:
         why = "killed"
     else:
@@ -1085,8 +1106,34 @@ def judge_failure(run, sc, program, status, out, err):
         return
     # With the faults gone and the servers still there, the command the
     # message prints copies the rest.
-    if killed or why == "refused":
+    if why == "refused":
         return
+    # Servers to start again, as an administrator would before running
+    # the command: one killed, or one that a client timed out on (it
+    # hangs up with a read in flight, and nbdkit 1.32 aborts when it
+    # answers it, as nbd-evcopy(1) says).  A memory server's bytes are
+    # gone with it.
+    again = []
+    for w, name in ((sc.src_watch, "src"), (sc.dst_watch, "dst")):
+        if w and w.fired:
+            again.append((name, w.server))
+    if why == "timeout":
+        again.append(("src", sc.src_proc))
+    for name, proc in again:
+        if name == "src" and sc.src_kind == "captive":
+            continue                    # the command starts its own
+        if (name == "src" and sc.src_kind != "nbd") or \
+           (name == "dst" and sc.dst_kind not in ("file-nbd", "sh")):
+            return
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        run.nbdkit(name, run.started[name])
+    if again:
+        sc.outcome += ", the server started again"
+    dead = [" ".join(p.args) for p in run.servers if p.poll() is not None
+            and not any(p is proc for _, proc in again)]
+    check(not dead, "a server that was not killed is gone: %s" % dead)
     os.unlink(run.path("faults"))
     cmd = r.group(2)
     status2, out2, err2 = run_program(run, ["/bin/sh", "-c", cmd])
