@@ -46,8 +46,8 @@
 # SANITIZERS); without it the paths are found from this file's place.
 
 import argparse
-import hashlib
 import importlib.util
+import io
 import os
 import re
 import shlex
@@ -81,7 +81,6 @@ _spec.loader.exec_module(blkhash_ref)
 
 def ref_digest(data, name="sha256", block_size=64 * KIB):
     """blkhash-ref.py's digest of DATA."""
-    import io
     return blkhash_ref.block_hash(io.BytesIO(data), name, block_size)
 
 
@@ -1093,15 +1092,11 @@ def judge_failure(run, sc, program, status, out, err):
     if sc.dst_kind != "pipe":
         got = read_dest(run, sc)
         if got is not None and sc.old is not None:
-            if sc.resume is not None:
-                # Below --resume the destination held the source already.
-                limit2 = max(limit, 0)
-            else:
-                limit2 = limit
-            bad = old_or_source(sc, got, limit2)
+            # Below --resume the old bytes are the source's already.
+            bad = old_or_source(sc, got, limit)
             check(bad is None, "after the failure, the destination's byte "
                   "at %s is neither its old byte nor the source's (or not "
-                  "the source's below %d)" % (bad, limit2))
+                  "the source's below %d)" % (bad, limit))
     if not r:
         return
     # With the faults gone and the servers still there, the command the
