@@ -645,6 +645,14 @@ def dest(run, rng, sc, program):
     sc.dst_kind = kind
     extra = rng.choice([0, 0, 0, 1, 4096, 65536 + 3]) if kind not in \
         ("new-file", "pipe", "null") else 0
+    if extra == 0 and kind not in ("new-file", "pipe", "null") and \
+       sc.size > 1 and rng.random() < 0.08:
+        # Smaller than the source: refused before the copy, or, from a
+        # stream whose size is known only at its end, a read past the
+        # destination's end that fails.  A file grows instead.
+        extra = -rng.choice([1, 512, sc.size // 2])
+        if not (kind == "file" and sc.src_kind == "pipe"):
+            sc.may_fail.add("small-dest")
     dsize = sc.size + extra
     sc.dsize = dsize
     sc.dst_min = 1
@@ -677,8 +685,9 @@ def dest(run, rng, sc, program):
     dfile = run.path("dst.img")
     sc.dst_file = dfile
     if kind != "new-file":
-        with open(dfile, "wb") as f:
-            f.write(old)
+        # Holes where the old bytes are zero, for the destination's block
+        # status to report.
+        sparse_file(dfile, old)
     if kind in ("file", "new-file"):
         sc.dst_arg = "dst.img"
         return
@@ -1059,6 +1068,11 @@ def judge_failure(run, sc, program, status, out, err):
         else:
             raise Failure("%s failed at %d+%d, where no fault was injected: "
                           "%r" % (op, off, length, line))
+    elif "small-dest" in sc.may_fail and "smaller than the source" in line:
+        why = "refused"
+    elif "small-dest" in sc.may_fail and \
+            "more data than the destination holds" in line:
+        why = "small-dest"
     elif "flush failed" in line and "flush" in sc.may_fail:
         why = "flush"
     elif "no reply from the server for 1 s" in line and \
