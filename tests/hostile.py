@@ -57,6 +57,7 @@ import sys
 import tempfile
 import threading
 import time
+import traceback
 import random
 import concurrent.futures
 
@@ -672,7 +673,7 @@ def dest(run, rng, sc, program):
     elif old_kind == "byte":
         old = bytes([rng.randrange(1, 256)]) * dsize
     elif old_kind == "source-prefix":
-        cut = rng.randrange(0, sc.size + 1)
+        cut = rng.randrange(0, min(sc.size, dsize) + 1)
         old = sc.data[:cut] + rng.randbytes(dsize - cut)
     else:
         old = None
@@ -1249,6 +1250,10 @@ def one_seed(seed, verbose=False, keep=False):
         return None, "%s: %s" % (program, sc.outcome)
     except Failure as e:
         return "%s\n    %s" % (e, "\n    ".join(run.notes)), None
+    except Exception:
+        # A fault of this driver: the seed's failure, not the campaign's.
+        return "driver error: %s\n    %s" % (traceback.format_exc(),
+                                             "\n    ".join(run.notes)), None
     finally:
         for w in (sc.src_watch, sc.dst_watch):
             if w:
@@ -1505,6 +1510,9 @@ def one_round(k, verbose=False, keep=False):
         return None, "%s: %s" % (kind, outcome)
     except Failure as e:
         return "%s\n    %s" % (e, "\n    ".join(run.notes)), None
+    except Exception:
+        return "driver error: %s\n    %s" % (traceback.format_exc(),
+                                             "\n    ".join(run.notes)), None
     finally:
         run.close(ok)
 
