@@ -1463,7 +1463,14 @@ def one_round(k, verbose=False, keep=False):
                 outcome = "SIG%s, the pipe holds the source below the offset" % sig
             else:
                 check_blocks(sc, got, off, "after SIG" + sig)
-                if checksum:
+                if off >= size:
+                    # The signal came after the last write (during the
+                    # flush, or as the last commands drained): nothing
+                    # is left to copy, and no command is offered.
+                    check(cmd is None, "a command for a complete copy: %s"
+                          % cmd)
+                    outcome = "SIG%s after the last write: complete" % sig
+                elif checksum:
                     # --resume refuses --checksum, so none is offered:
                     # the whole command again.
                     check(cmd is None, "--resume offered with --checksum")
