@@ -46,6 +46,7 @@
 # SANITIZERS); without it the paths are found from this file's place.
 
 import argparse
+import ctypes
 import importlib.util
 import io
 import os
@@ -83,6 +84,16 @@ _spec.loader.exec_module(blkhash_ref)
 def ref_digest(data, name="sha256", block_size=64 * KIB):
     """blkhash-ref.py's digest of DATA."""
     return blkhash_ref.block_hash(io.BytesIO(data), name, block_size)
+
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def die_with_parent():
+    """In a server's child, before exec: SIGTERM when the thread that
+    started it goes (prctl PR_SET_PDEATHSIG), so that a driver stopped
+    by a signal or killed leaves no server behind."""
+    _libc.prctl(1, signal.SIGTERM, 0, 0, 0)
 
 
 class Failure(Exception):
@@ -290,7 +301,8 @@ class Run:
         self.note("server %s: %s" % (name, " ".join(shlex.quote(a) for a in cmd[6:])))
         p = subprocess.Popen(cmd, env=self.env, stdin=subprocess.DEVNULL,
                              stdout=subprocess.DEVNULL,
-                             stderr=open(self.path(name + ".err"), "wb"))
+                             stderr=open(self.path(name + ".err"), "wb"),
+                             preexec_fn=die_with_parent)
         self.servers.append(p)
         for _ in range(3000):
             if os.path.exists(pidf) and os.path.getsize(pidf) > 0:
@@ -308,7 +320,8 @@ class Run:
         self.note("server %s: %s" % (name, " ".join(cmd[1:])))
         p = subprocess.Popen(cmd, env=self.env, stdin=subprocess.DEVNULL,
                              stdout=subprocess.DEVNULL,
-                             stderr=open(self.path(name + ".err"), "wb"))
+                             stderr=open(self.path(name + ".err"), "wb"),
+                             preexec_fn=die_with_parent)
         self.servers.append(p)
         for _ in range(3000):
             if os.path.exists(sock):
