@@ -587,10 +587,7 @@ def source_server(run, rng, sc, for_lesson):
         sc.src_min = minimum
         sc.src_max = maximum
         filters += ["--filter=blocksize-policy"]
-        args += ["blocksize-minimum=%d" % minimum,
-                 "blocksize-preferred=%d" % max(minimum, 4096),
-                 "blocksize-maximum=%d" % maximum,
-                 "blocksize-error-policy=error"]
+        args += blocksize_policy(minimum, maximum)
         if sc.size % minimum:
             sc.may_fail.add("refuse-min")
     if rng.random() < 0.15:
@@ -733,10 +730,7 @@ def dest(run, rng, sc, program):
         sc.dst_min = minimum
         sc.dst_max = maximum
         filters += ["--filter=blocksize-policy"]
-        args += ["blocksize-minimum=%d" % minimum,
-                 "blocksize-preferred=%d" % max(minimum, 4096),
-                 "blocksize-maximum=%d" % maximum,
-                 "blocksize-error-policy=error"]
+        args += blocksize_policy(minimum, maximum)
         if dsize % minimum or sc.size % minimum:
             sc.may_fail.add("refuse-min")
     if rng.random() < 0.3 and program != "zero-extent-copy-libev":
@@ -1310,6 +1304,15 @@ def check_blocks(sc, got, limit, what):
     check(bad is None, "%s: the destination's block at %s is %s" %
           (what, bad, "not the source's" if bad is not None and bad < limit
            else "neither its old bytes nor the source's"))
+
+
+def blocksize_policy(minimum, maximum):
+    """The blocksize-policy filter's arguments for these limits, with a
+    request outside them refused, as a strict server would."""
+    return ["blocksize-minimum=%d" % minimum,
+            "blocksize-preferred=%d" % max(minimum, 4096),
+            "blocksize-maximum=%d" % maximum,
+            "blocksize-error-policy=error"]
 
 
 def stop_server(p):
