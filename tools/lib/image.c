@@ -124,56 +124,54 @@ join_command (char *const argv[], int n)
   return s;
 }
 
-int
-image_parse (struct image *img, int argc, char *const argv[], int *i,
-             char **err)
+/* An image named by one word: null:, -, a URI or a local path. */
+static int
+parse_word (struct image *img, const char *word, char **err)
 {
-  int first = *i, end, k;
-
-  memset (img, 0, sizeof *img);
-  if (strcmp (argv[first], "[") != 0) {
-    img->name = strdup (argv[first]);
-    /* Not a leak: image_free frees img->name, where img is one of
-     * image_parse_args's array, which the analyser cannot follow.
-     */
-    ANALYZER_NOT_A_LEAK_BEGIN
-    if (img->name == NULL)
-      return set_error (err, "strdup: %s", strerror (errno));
-    ANALYZER_NOT_A_LEAK_END
-    /* A file of that name is ./null:, as for nbdcopy. */
-    if (strcmp (argv[first], "null:") == 0) {
-      img->kind = IMAGE_NULL;
-      *i = first + 1;
-      return 0;
-    }
-    if (strcmp (argv[first], "-") == 0) {
-      img->kind = IMAGE_STREAM;
-      img->path = argv[first];
-      img->std_open[0] = fcntl (STDIN_FILENO, F_GETFD) != -1;
-      img->std_open[1] = fcntl (STDOUT_FILENO, F_GETFD) != -1;
-    }
-    else if (is_uri (argv[first])) {
-      img->kind = IMAGE_URI;
-      img->uri = argv[first];
-    }
-    else if (looks_like_uri (argv[first]))
-      return set_error (err, "%s: unknown URI scheme '%.*s': an NBD URI "
-                        "starts with nbd://, nbds://, nbd+unix://, "
-                        "nbds+unix://, nbd+vsock:// or nbds+vsock:// (a "
-                        "local file of that name: ./%s)", argv[first],
-                        (int) strcspn (argv[first], ":"), argv[first],
-                        argv[first]);
-    else {
-      img->kind = IMAGE_FILE;
-      img->path = argv[first];
-    }
-    *i = first + 1;
-    return 0;
-  }
-
-  /* The first "]" closes the command, as in nbdcopy: a server's own
-   * arguments never are a lone "]".
+  img->name = strdup (word);
+  /* Not a leak: image_free frees img->name, where img is one of
+   * image_parse_args's array, which the analyser cannot follow.
    */
+  ANALYZER_NOT_A_LEAK_BEGIN
+  if (img->name == NULL)
+    return set_error (err, "strdup: %s", strerror (errno));
+  ANALYZER_NOT_A_LEAK_END
+  /* A file of that name is ./null:, as for nbdcopy. */
+  if (strcmp (word, "null:") == 0)
+    img->kind = IMAGE_NULL;
+  else if (strcmp (word, "-") == 0) {
+    img->kind = IMAGE_STREAM;
+    img->path = word;
+    img->std_open[0] = fcntl (STDIN_FILENO, F_GETFD) != -1;
+    img->std_open[1] = fcntl (STDOUT_FILENO, F_GETFD) != -1;
+  }
+  else if (is_uri (word)) {
+    img->kind = IMAGE_URI;
+    img->uri = word;
+  }
+  else if (looks_like_uri (word))
+    return set_error (err, "%s: unknown URI scheme '%.*s': an NBD URI "
+                      "starts with nbd://, nbds://, nbd+unix://, "
+                      "nbds+unix://, nbd+vsock:// or nbds+vsock:// (a "
+                      "local file of that name: ./%s)", word,
+                      (int) strcspn (word, ":"), word, word);
+  else {
+    img->kind = IMAGE_FILE;
+    img->path = word;
+  }
+  return 0;
+}
+
+/* A captive server's command, from the "[" at argv[first] to the
+ * first "]" after it (a server's own arguments never are a lone "]",
+ * as nbdcopy assumes too).  Sets *next past the "]".
+ */
+static int
+parse_command (struct image *img, int argc, char *const argv[], int first,
+               int *next, char **err)
+{
+  int end, k;
+
   for (end = first + 1; end < argc && strcmp (argv[end], "]") != 0; end++)
     ;
   if (end == argc)
@@ -184,7 +182,7 @@ image_parse (struct image *img, int argc, char *const argv[], int *i,
   img->kind = IMAGE_COMMAND;
   img->name = join_command (&argv[first + 1], end - first - 1);
   img->argv = malloc ((end - first) * sizeof (char *));
-  /* Not a leak, as for a name above. */
+  /* Not a leak, as for a name in parse_word. */
   ANALYZER_NOT_A_LEAK_BEGIN
   if (img->name == NULL || img->argv == NULL)
     return set_error (err, "malloc: %s", strerror (errno));
@@ -192,7 +190,22 @@ image_parse (struct image *img, int argc, char *const argv[], int *i,
   for (k = first + 1; k < end; k++)
     img->argv[k - first - 1] = argv[k];
   img->argv[end - first - 1] = NULL;
-  *i = end + 1;
+  *next = end + 1;
+  return 0;
+}
+
+int
+image_parse (struct image *img, int argc, char *const argv[], int *i,
+             char **err)
+{
+  int first = *i;
+
+  memset (img, 0, sizeof *img);
+  if (strcmp (argv[first], "[") == 0)
+    return parse_command (img, argc, argv, first, i, err);
+  if (parse_word (img, argv[first], err) == -1)
+    return -1;
+  *i = first + 1;
   return 0;
 }
 
