@@ -1262,11 +1262,11 @@ def one_seed(seed, verbose=False, keep=False):
         ok = True
         return None, "%s: %s" % (program, sc.outcome)
     except Failure as e:
-        return "%s\n    %s" % (e, "\n    ".join(run.notes)), None
+        return failure_report(run, e), None
     except Exception:
         # A fault of this driver: the seed's failure, not the campaign's.
-        return "driver error: %s\n    %s" % (traceback.format_exc(),
-                                             "\n    ".join(run.notes)), None
+        return failure_report(run, "driver error: " +
+                              traceback.format_exc()), None
     finally:
         for w in (sc.src_watch, sc.dst_watch):
             if w:
@@ -1304,6 +1304,12 @@ def check_blocks(sc, got, limit, what):
     check(bad is None, "%s: the destination's block at %s is %s" %
           (what, bad, "not the source's" if bad is not None and bad < limit
            else "neither its old bytes nor the source's"))
+
+
+def failure_report(run, why):
+    """Why a seed or a round failed, then what the run noted on the way
+    (its servers, commands and statuses), one item a line."""
+    return "%s\n    %s" % (why, "\n    ".join(run.notes))
 
 
 def blocksize_policy(minimum, maximum):
@@ -1543,10 +1549,10 @@ def one_round(k, verbose=False, keep=False):
         ok = True
         return None, "%s: %s" % (kind, outcome)
     except Failure as e:
-        return "%s\n    %s" % (e, "\n    ".join(run.notes)), None
+        return failure_report(run, e), None
     except Exception:
-        return "driver error: %s\n    %s" % (traceback.format_exc(),
-                                             "\n    ".join(run.notes)), None
+        return failure_report(run, "driver error: " +
+                              traceback.format_exc()), None
     finally:
         run.close(ok)
 
