@@ -9,8 +9,7 @@ requires_root "a loop device"
 
 mib=$((1024 * 1024))
 sparse=$tmpdir/sparse.raw
-nbdkit -U - sparse-random $((48 * mib)) seed=5 percent=30 runlength=100000 \
-  --run "nbdcopy \"\$uri\" $sparse" || fail "cannot make $sparse"
+sparse_raw "$sparse"
 
 truncate -s $((48 * mib)) "$tmpdir/disk"
 if ! dev=$(losetup -f --show "$tmpdir/disk"); then

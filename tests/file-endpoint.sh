@@ -16,8 +16,7 @@ mib=$((1024 * 1024))
 
 # The source files, made with nbdcopy and dd, not with the tools.
 sparse=$tmpdir/sparse.raw
-nbdkit -U - sparse-random $((48 * mib)) seed=5 percent=30 runlength=100000 \
-  --run "nbdcopy \"\$uri\" $sparse" || fail "cannot make $sparse"
+sparse_raw "$sparse"
 # Not a multiple of 512: a byte of data at each end of a hole of 40 MiB.
 odd=$tmpdir/odd.raw
 odd_size=$((40 * mib + 4097))

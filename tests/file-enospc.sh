@@ -7,10 +7,8 @@ source "$abs_top_srcdir/tests/functions.sh"
 requires nbdkit nbdcopy mount umount
 requires_root "mounting a tmpfs"
 
-mib=$((1024 * 1024))
 sparse=$tmpdir/sparse.raw
-nbdkit -U - sparse-random $((48 * mib)) seed=5 percent=30 runlength=100000 \
-  --run "nbdcopy \"\$uri\" $sparse" || fail "cannot make $sparse"
+sparse_raw "$sparse"
 
 mkdir "$tmpdir/full"
 mount -t tmpfs -o size=1M tmpfs "$tmpdir/full" || fail "cannot mount a tmpfs"

@@ -210,6 +210,16 @@ free_port ()
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
+# sparse_raw FILE: a raw file of 48 MiB, 30 % of it data in runs of
+# about 100 KB between holes (nbdkit's sparse-random, seed 5), the
+# local source of the file endpoint's tests.
+sparse_raw ()
+{
+  nbdkit -U - sparse-random $((48 * 1024 * 1024)) seed=5 percent=30 \
+    runlength=100000 --run "nbdcopy \"\$uri\" $1" ||
+    fail "cannot make $1"
+}
+
 # read_back URI FILE: the whole export into a file, for cmp.
 read_back ()
 {
