@@ -57,7 +57,6 @@
 #include "flush.h"
 #include "image.h"
 #include "iszero.h"
-#include "map.h"
 #include "options.h"
 #include "ordered-hash.h"
 #include "plan.h"
@@ -96,8 +95,8 @@ struct copy_options {
 struct copy {
   struct pass pass;             /* first: the ops cast back */
   struct endpoint *src;         /* what is read */
-  struct endpoint *dst;         /* what is written; NULL: nothing is
-                                   (null:, or the --verify pass) */
+  struct endpoint *dst;         /* what is written; NULL in the --verify
+                                   pass */
   bool verifying;               /* the --verify pass */
   bool dst_created;             /* the destination is a new file */
   const char *dst_name;         /* as the user gave it */
@@ -190,10 +189,10 @@ start_zero (struct copy *c, struct slot *slot)
 }
 
 /* A zero piece failed: if the destination refused it for its length,
- * send it again, shorter (tools/lib/zero.h).  A local file that cannot
- * zero at all (EOPNOTSUPP from fallocate, tools/lib/file.h) gets
- * buffers of zeroes from then on, as a server that cannot zero does.
- * True if the slot goes on.
+ * send it again, shorter (tools/lib/zero.h).  A destination that says
+ * it cannot zero at all (a local file whose fallocate answers
+ * EOPNOTSUPP) gets buffers of zeroes from then on, as a server that
+ * cannot zero does.  True if the slot goes on.
  */
 static bool
 retry (struct pass *p, struct slot *slot)
@@ -202,8 +201,8 @@ retry (struct pass *p, struct slot *slot)
   struct zero_piece *piece = &c->pieces[slot->index];
   uint64_t was = c->zero_max;
 
-  if (slot->kind == STEP_ZERO && slot->error == EOPNOTSUPP &&
-      c->dst->kind == ENDPOINT_FILE) {
+  if (slot->kind == STEP_ZERO &&
+      endpoint_zero_unsupported (c->dst, slot->error)) {
     if (c->planner.dst_can_zero)
       debug ("destination cannot zero (%s): writing buffers of zeroes "
              "instead", strerror (slot->error));
@@ -239,6 +238,13 @@ failed_range (const struct pass *p, const struct slot *slot,
   }
 }
 
+/* True if nothing is written: null:, or the --verify pass. */
+static bool
+writes_nothing (const struct copy *c)
+{
+  return c->dst == NULL || c->dst->discards;
+}
+
 /* A read came back.  Data is written (in the --verify pass, hashed).
  * An all-zero buffer needs no write: nothing at all where the
  * destination reads as zeroes already (SLOT_ONTO_ZEROES, decided when
@@ -255,7 +261,7 @@ read_complete (struct copy *c, struct slot *slot)
   if (!c->sparse || slot->length % c->planner.block != 0 ||
       !is_zero (slot->buf, slot->length)) {
     slot->flags |= SLOT_DATA;
-    if (c->dst == NULL)
+    if (writes_nothing (c))
       engine_finish (&c->pass, slot);
     else
       start_write (c, slot);
@@ -546,7 +552,7 @@ where (const struct pass *p)
   size_t len;
   FILE *f;
 
-  if (c->dst != NULL && !c->verifying)
+  if (!writes_nothing (c))
     below = endpoint_complete_below (c->dst,
                                      ring_low_water (p->e->ring,
                                                      p->next_offset));
@@ -554,7 +560,7 @@ where (const struct pass *p)
    * copy: the command as given is the one to run again.
    */
   if (!signal && !c->verifying &&
-      (c->dst == NULL || (below == 0 && !c->dst_created)))
+      (writes_nothing (c) || (below == 0 && !c->dst_created)))
     return NULL;
   f = open_memstream (&s, &len);
   if (f == NULL)
@@ -563,7 +569,7 @@ where (const struct pass *p)
     fprintf (f, "%s the verify pass, after %" PRIu64 " bytes; the copy "
              "itself is complete", signal ? " during" : "; in",
              p->bytes_done);
-  else if (c->dst == NULL)
+  else if (writes_nothing (c))
     fprintf (f, " after reading %" PRIu64 " bytes into null:",
              p->bytes_done);
   else {
@@ -601,8 +607,8 @@ static const struct pass_ops copy_ops = {
  * bad input never leaves a half-written destination, after the request
  * size (engine_set_depth): the destination is at least as large as the
  * source, and both servers take the last, short request that ends at
- * the source's size.  Returns the source's size.  null: (dst NULL) and
- * a stream take anything.  A stream source's size is not known: a
+ * the source's size.  Returns the source's size.  null: and a stream
+ * take anything (SIZE_UNKNOWN).  A stream source's size is not known: a
  * destination that cannot grow bounds it, and the stream fails a read
  * past that (tools/lib/stream.h); a file grows to what it gives.
  */
@@ -610,18 +616,14 @@ static uint64_t
 check_copy (struct endpoint *src, const struct endpoint *dst)
 {
   uint64_t size = endpoint_size (src);
-  uint64_t dst_size = dst != NULL ? endpoint_size (dst) : SIZE_UNKNOWN;
+  uint64_t dst_size = endpoint_size (dst);
 
   if (size == SIZE_UNKNOWN) {
-    if (dst_size == SIZE_UNKNOWN || endpoint_grows (dst))
+    if (dst_size == SIZE_UNKNOWN || dst->grows)
       return SIZE_UNKNOWN;
     endpoint_check_end (dst, dst_size);
     endpoint_set_limit (src, dst_size);
     return dst_size;
-  }
-  if (dst == NULL) {
-    endpoint_check_end (src, size);
-    return size;
   }
   if (dst_size < size)
     die ("destination is smaller than the source (%" PRIu64 " < %" PRIu64
@@ -631,7 +633,7 @@ check_copy (struct endpoint *src, const struct endpoint *dst)
   return size;
 }
 
-/* Connect both ends, or only the source for null:.  A destination file
+/* Connect both ends.  A destination file
  * that does not exist yet is made once the source's size is known: raw
  * and all holes, as nbdcopy makes it.  It is removed again if a check
  * fails before the copy starts.
@@ -642,14 +644,11 @@ connect_both (struct engine *e, struct copy *c, const struct copy_options *co,
 {
   image_prepare (&images[0], "source", false, co->o.cache);
   c->src = engine_open (e, "source", &images[0], &co->src, false);
-  if (image_is_null (&images[1]))
-    return;
   /* A stream source's file starts empty and grows. */
   c->dst_created = image_missing (&images[1]);
   if (c->dst_created)
     image_create (&images[1], "destination",
-                  c->src->kind == ENDPOINT_STREAM ? 0
-                  : endpoint_size (c->src));
+                  c->src->sequential ? 0 : endpoint_size (c->src));
   image_prepare (&images[1], "destination", true, co->o.cache);
   c->dst = engine_open (e, "destination", &images[1], &co->dst, true);
 }
@@ -658,9 +657,9 @@ connect_both (struct engine *e, struct copy *c, const struct copy_options *co,
 static void
 set_zeroes (struct copy *c, const struct copy_options *co)
 {
-  uint64_t max = endpoint_max_block (c->dst);
+  uint64_t max = c->dst->max_block;
 
-  c->planner.dst_can_zero = endpoint_can_zero (c->dst);
+  c->planner.dst_can_zero = c->dst->can_zero;
   if (!c->planner.dst_can_zero)
     debug ("destination cannot zero: writing buffers of zeroes instead");
   c->zero_max = zero_max_for (max, c->planner.block);
@@ -685,7 +684,7 @@ open_maps (struct copy *c, const struct copy_options *co)
   /* null: needs nothing for zeroes: skip them, as on a destination
    * that reads as zeroes.
    */
-  pl->dst_is_zero = co->destination_is_zero || c->dst == NULL;
+  pl->dst_is_zero = co->destination_is_zero || c->dst->discards;
   /* A stream's copy reads no map of the destination: a file made for
    * it holds nothing yet, so its zeroes stay holes (the file is made
    * long enough at the end).
@@ -727,16 +726,16 @@ check_streams (struct copy *c, const struct copy_options *co,
 {
   struct stat st;
 
-  c->pass.open_ended = c->src->kind == ENDPOINT_STREAM;
+  c->pass.open_ended = c->src->sequential;
   /* A file the program writes itself grows to what the stream gives;
    * nbdkit's file plugin serves a file of the size it had.
    */
-  if (c->pass.open_ended && c->dst != NULL && c->dst->kind == ENDPOINT_NBD &&
-      dst_img->kind == IMAGE_FILE && stat (dst_img->path, &st) == 0 &&
+  if (c->pass.open_ended && !c->dst->grows && dst_img->kind == IMAGE_FILE &&
+      stat (dst_img->path, &st) == 0 &&
       S_ISREG (st.st_mode))
     die ("destination: %s is served by nbdkit here (no io_uring), which "
          "cannot make it grow to what the stream gives", dst_img->name);
-  if (c->dst == NULL || c->dst->kind != ENDPOINT_STREAM)
+  if (!c->dst->sequential)
     return;
   if (co->verify)
     die ("--verify: %s cannot be read back", c->dst->name);
@@ -756,8 +755,9 @@ check_streams (struct copy *c, const struct copy_options *co,
 static bool
 file_to_file (const struct copy *c, const struct copy_options *co)
 {
-  return c->dst != NULL && c->src->kind == ENDPOINT_FILE &&
-    c->dst->kind == ENDPOINT_FILE && co->o.cache != IMAGE_CACHE_NONE &&
+  return c->src->local && !c->src->sequential && c->dst->local &&
+    !c->dst->sequential && !c->dst->discards &&
+    co->o.cache != IMAGE_CACHE_NONE &&
     !co->checksum && !co->o.requests_given && !co->o.request_size_given;
 }
 
@@ -771,7 +771,7 @@ resume_at (struct copy *c, uint64_t offset)
 {
   if (!c->resumable)
     die ("--resume: a copy %s cannot resume",
-         c->dst == NULL ? "to null:" : "from or to a stream");
+         c->dst->discards ? "to null:" : "from or to a stream");
   if (offset > c->pass.size)
     die ("--resume: offset %" PRIu64 " is past the source's end (%" PRIu64
          " bytes)", offset, c->pass.size);
@@ -792,7 +792,7 @@ setup_copy (struct engine *e, struct copy *c, const struct copy_options *co,
             struct image images[2])
 {
   connect_both (e, c, co, images);
-  if (c->dst != NULL && endpoint_read_only (c->dst))
+  if (c->dst->read_only)
     die ("destination: the server is read-only");
   check_streams (c, co, &images[1]);
   if (file_to_file (c, co))
@@ -807,24 +807,19 @@ setup_copy (struct engine *e, struct copy *c, const struct copy_options *co,
    * With --checksum, pieces start and end on hash blocks too, so that
    * each slot holds whole blocks, either data or zeroes.
    */
-  c->planner.block = endpoint_min_block (c->src);
-  if (c->dst != NULL)
-    c->planner.block = MAX (c->planner.block, endpoint_min_block (c->dst));
+  c->planner.block = MAX (c->src->min_block, c->dst->min_block);
   if (co->checksum)
     c->planner.block = MAX (c->planner.block, co->block_size);
   c->planner.size = c->pass.size;
-  if (c->dst != NULL)
-    set_zeroes (c, co);
-  else
-    c->zero_max = zero_max_for (0, c->planner.block);
+  set_zeroes (c, co);
   c->pieces = calloc (e->ring->nr_slots, sizeof *c->pieces);
   if (c->pieces == NULL)
     die ("calloc: %s", strerror (errno));
   open_maps (c, co);
   c->dst_name = images[1].name;
-  c->resumable = c->dst != NULL && !co->checksum &&
-    !co->destination_is_zero && c->src->kind != ENDPOINT_STREAM &&
-    c->dst->kind != ENDPOINT_STREAM;
+  c->resumable = !c->dst->discards && !co->checksum &&
+    !co->destination_is_zero && !c->src->sequential &&
+    !c->dst->sequential;
   if (co->resume_given)
     resume_at (c, co->resume);
   describe_copy (e, c, co);
@@ -913,11 +908,10 @@ static int
 copy_image (const struct copy_options *co, struct image images[2])
 {
   struct engine e;
-  /* null: has nothing to flush. */
   struct copy c = {
     .pass = { .ops = &copy_ops },
     .sparse = co->sparse,
-    .want_flush = co->flush && !image_is_null (&images[1]),
+    .want_flush = co->flush,
   };
   struct ordered_hash src_hash, dst_hash;
   char hex[BLKHASH_HEX_SIZE], dst_hex[BLKHASH_HEX_SIZE];

@@ -78,7 +78,6 @@
 #include "engine.h"
 #include "extents.h"
 #include "image.h"
-#include "map.h"
 #include "options.h"
 #include "ordered-hash.h"
 #include "plan.h"

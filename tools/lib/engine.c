@@ -61,10 +61,10 @@ struct endpoint *
 engine_open (struct engine *e, const char *name, struct image *img,
              const struct handle_options *opts, bool writing)
 {
-  struct endpoint *ep = &e->endpoints[e->nr_endpoints++];
+  struct endpoint *ep = endpoint_open (e->loop, name, img, opts, e->timeout,
+                                       e->connections, writing, e->cache);
 
-  endpoint_open (ep, e->loop, name, img, opts, e->timeout, e->connections,
-                 writing, e->cache);
+  e->endpoints[e->nr_endpoints++] = ep;
   return ep;
 }
 
@@ -89,9 +89,8 @@ alloc_ring (struct engine *e, unsigned n)
                                          .slot = &e->ring->slots[i] };
 }
 
-/* The most requests the NBD servers work on at once:
- * SERVED_AT_ONCE per connection, summed over the servers a slot passes
- * through; 0 if there is none.
+/* The most requests the servers work on at once, summed over those a
+ * slot passes through; 0 if there is none.
  */
 static unsigned
 served_at_once (const struct engine *e)
@@ -99,8 +98,7 @@ served_at_once (const struct engine *e)
   unsigned i, n = 0;
 
   for (i = 0; i < e->nr_endpoints; i++)
-    if (e->endpoints[i].kind == ENDPOINT_NBD)
-      n += e->endpoints[i].server.n * SERVED_AT_ONCE;
+    n += e->endpoints[i]->served_at_once;
   return n;
 }
 
@@ -109,7 +107,6 @@ engine_set_depth (struct engine *e, unsigned requests, uint64_t request_size,
                   bool size_given, unsigned max_requests, uint64_t max_size,
                   uint64_t unit)
 {
-  struct nbd_handle *nbd;
   unsigned i, served = served_at_once (e), nr_slots = max_requests;
 
   /* An adapting number of requests grows no further than the servers
@@ -127,21 +124,12 @@ engine_set_depth (struct engine *e, unsigned requests, uint64_t request_size,
    * Requests grow by doubling, within every server's maximum.  A local
    * file takes any.
    */
-  for (i = 0; i < e->nr_endpoints; i++) {
-    if (e->endpoints[i].kind != ENDPOINT_NBD)
-      continue;
-    nbd = e->endpoints[i].server.v[0]->glue.nbd;
-    if (!size_given)
-      request_size = fit_request_size (nbd, e->endpoints[i].name,
-                                       request_size, unit);
-  }
-  for (i = 0; i < e->nr_endpoints; i++) {
-    if (e->endpoints[i].kind != ENDPOINT_NBD)
-      continue;
-    nbd = e->endpoints[i].server.v[0]->glue.nbd;
-    check_request_size (nbd, e->endpoints[i].name, request_size);
-    max_size = fit_max_size (nbd, max_size, request_size);
-  }
+  for (i = 0; i < e->nr_endpoints && !size_given; i++)
+    request_size = endpoint_fit_request_size (e->endpoints[i], request_size,
+                                              unit);
+  for (i = 0; i < e->nr_endpoints; i++)
+    max_size = endpoint_check_request_size (e->endpoints[i], request_size,
+                                            max_size);
   depth_init (&e->depth, requests, request_size, max_requests, max_size);
   /* With an NBD server, an adapting size starts at the largest: against
    * a far server the climb is shorter, and against a near one the
@@ -331,7 +319,7 @@ retire (struct engine *e, struct pass *p)
 static void
 report_failure (struct engine *e, struct pass *p, const struct slot *slot)
 {
-  struct endpoint *ep = e->endpoints;
+  struct endpoint *const *ep = e->endpoints;
   uint64_t offset = slot->offset, length = slot->length;
 
   slot_debug (slot, "failed");
@@ -344,12 +332,12 @@ report_failure (struct engine *e, struct pass *p, const struct slot *slot)
   if (p->ops->failed_range)
     p->ops->failed_range (p, slot, &offset, &length);
   while (ep + 1 < e->endpoints + e->nr_endpoints &&
-         !endpoint_owns (ep, slot->conn))
+         !endpoint_owns (*ep, slot->conn))
     ep++;
   stop_fail (&e->stop, "%s: %s failed at offset %" PRIu64 " length %"
-             PRIu64 ": %s", endpoint_conn_name (ep, slot->conn),
+             PRIu64 ": %s", endpoint_conn_name (*ep, slot->conn),
              step_names[slot->kind], offset, length,
-             endpoint_strerror (ep, slot->conn, slot->error));
+             endpoint_strerror (*ep, slot->conn, slot->error));
 }
 
 /* The failed slot with the lowest offset, once the pass has taken back
@@ -376,7 +364,7 @@ check_failures (struct engine *e, struct pass *p)
    * with ENOTCONN: its lost connection is the failure to report.
    */
   for (i = 0; i < e->nr_endpoints; i++)
-    endpoint_check (&e->endpoints[i], &e->stop);
+    endpoint_check (e->endpoints[i], &e->stop);
   if (!stop_requested (&e->stop))
     report_failure (e, p, slot);
 }
@@ -440,7 +428,7 @@ endpoints_busy (const struct engine *e)
   unsigned i;
 
   for (i = 0; i < e->nr_endpoints; i++)
-    if (endpoint_busy (&e->endpoints[i]))
+    if (endpoint_busy (e->endpoints[i]))
       return true;
   return false;
 }
@@ -474,7 +462,7 @@ prepare_cb (struct ev_loop *loop, ev_prepare *w, int revents)
   unsigned i;
 
   for (i = 0; i < e->nr_endpoints; i++)
-    endpoint_check (&e->endpoints[i], &e->stop);
+    endpoint_check (e->endpoints[i], &e->stop);
   check_failures (e, p);
   act_on_finished (e, p);
   /* The depth follows the estimates (tools/lib/depth.h): once an epoch, and
@@ -492,11 +480,11 @@ prepare_cb (struct ev_loop *loop, ev_prepare *w, int revents)
   check_failures (e, p);
   if (stop_requested (&e->stop))
     for (i = 0; i < e->nr_endpoints; i++)
-      endpoint_stopping (&e->endpoints[i]);
+      endpoint_stopping (e->endpoints[i]);
   if (pass_over (e, p))
     ev_break (loop, EVBREAK_ALL);
   for (i = 0; i < e->nr_endpoints; i++)
-    endpoint_update (&e->endpoints[i]);
+    endpoint_update (e->endpoints[i]);
 }
 
 /* After a signal or a failure, once nothing is in flight: say how far
@@ -558,8 +546,7 @@ engine_run (struct engine *e, struct pass *p)
   p->e = e;
   p->acted = e->ring->next_seq;
   for (i = 0; i < e->nr_endpoints; i++)
-    if (e->endpoints[i].kind == ENDPOINT_NBD)
-      server_set_describe (&e->endpoints[i].server, describe_oldest, e);
+    endpoint_set_describe (e->endpoints[i], describe_oldest, e);
   e->stop.say = say;
   e->stop.say_data = e;
   ev_prepare_init (&e->prepare, prepare_cb);
@@ -582,12 +569,7 @@ engine_run (struct engine *e, struct pass *p)
 void
 engine_close (struct engine *e)
 {
-  struct endpoint *eps[ENGINE_MAX_ENDPOINTS];
-  unsigned i;
-
-  for (i = 0; i < e->nr_endpoints; i++)
-    eps[i] = &e->endpoints[i];
-  endpoint_close (eps, e->nr_endpoints, &e->stop);
+  endpoint_close (e->endpoints, e->nr_endpoints, &e->stop);
   e->nr_endpoints = 0;
 }
 

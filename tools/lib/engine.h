@@ -175,7 +175,7 @@ struct engine {
   int progress_mode;
   enum image_cache cache;       /* --cache, for local files */
   unsigned nr_endpoints;
-  struct endpoint endpoints[ENGINE_MAX_ENDPOINTS];
+  struct endpoint *endpoints[ENGINE_MAX_ENDPOINTS];
   struct ring *ring;
   struct buffers buffers;       /* the slots' buffers */
   struct engine_slot *slots;    /* by slot index */

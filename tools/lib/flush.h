@@ -1,10 +1,12 @@
 /* nbd-libev-examples: flushing the destination from the event loop.
  *
- * A copier that promises durable data (--flush) sends NBD_CMD_FLUSH
- * once every write has completed, and succeeds only if the flush does.
- * The flush is asynchronous like every other command: it is started
- * from the program's prepare watcher (never from a completion callback),
- * and the loop keeps running until its reply arrives.
+ * A copier that promises durable data (--flush) flushes the
+ * destination once every write has completed, and succeeds only if the
+ * flush does.  The flush is asynchronous like every other command: it
+ * is started from the program's prepare watcher (never from a
+ * completion callback), and the loop keeps running until it is over.
+ * Each kind of endpoint starts its own (endpoint_flush,
+ * tools/lib/endpoint.h); this is the state they share.
  */
 
 #ifndef NBD_LIBEV_EXAMPLES_FLUSH_H
@@ -12,9 +14,6 @@
 
 #include <stdbool.h>
 
-#include <libnbd.h>
-
-#include "file.h"
 #include "stop.h"
 
 enum flush_state { FLUSH_NONE, FLUSH_IN_FLIGHT, FLUSH_DONE };
@@ -24,20 +23,16 @@ struct flush {
   int error;                    /* errno of a failed flush */
 };
 
-/* Call from the prepare callback once all writes have completed.  The
- * first call starts the flush; it returns true once the flush is over
- * (at once for a server that does not advertise flush, which must not
- * be sent one).  A flush that failed, or that libnbd would not send,
- * is a failure for s (tools/lib/stop.h), so that the program still leaves
- * its servers with a clean disconnect.
+/* The flush's completion callback, with the struct flush as user_data:
+ * it only records the result, as it runs inside libnbd or the file's
+ * completion.
  */
-bool flush_advance (struct flush *f, struct nbd_handle *nbd,
-                    const char *name, struct stop *s);
+int flush_done (void *user_data, int *error);
 
-/* The same for a local file (tools/lib/file.h): fsync, through its
- * io_uring like its writes.
+/* True once the flush is over (FLUSH_DONE), a failure handed to s
+ * (tools/lib/stop.h), so that the program still leaves its servers with
+ * a clean disconnect.
  */
-bool flush_file_advance (struct flush *f, struct file *file,
-                         const char *name, struct stop *s);
+bool flush_over (struct flush *f, const char *name, struct stop *s);
 
 #endif /* NBD_LIBEV_EXAMPLES_FLUSH_H */
