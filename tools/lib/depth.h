@@ -1,91 +1,32 @@
-/* nbd-libev-examples: how many bytes to keep in flight, found while
+/* nbd-libev-examples: how many bytes to keep in flight, decided while
  * the program runs.
  *
- * A copy's speed is the bytes in flight divided by the time each
- * request takes to come back.  Against a server on the same machine a
- * request returns in well under a millisecond, and a few requests of
- * 1 MiB keep it busy; against one that answers after 10 ms (a server
- * across a network, remote storage) the same 4 MiB in flight move at
- * most 4 MiB per round trip.  No fixed setting suits both, so the tools
- * measure and adjust, in the way TCP's BBR congestion control does
- * (Cardwell et al., "BBR: Congestion-Based Congestion Control", ACM
- * Queue 14(5), 2016):
+ * The depth is two numbers: the requests that may be in flight
+ * (requests) and the bytes of each data request (request_size).  The
+ * program takes slots up to them.  What comes in: a sample for each
+ * slot whose work is over (depth_sample: the bytes it moved, the mark
+ * taken with the slot, the time now), and the time at each turn of the
+ * loop (depth_update, or depth_follow with a -v line).  What goes out:
+ * the two numbers, which only depth_init, depth_start and depth_update
+ * set.  No libnbd, no libev: the program passes in the times.
  *
- *  - The round trip (RTprop): the shortest time a slot's work took
- *    (nbd-evcopy: from its read to the end of its write; nbd-evsum:
- *    its read), less its queue once the drain (below) has measured
- *    one, over the last RTPROP_WINDOW_NS, as BBR keeps it.  Queueing
- *    only ever adds to it, so the shortest is the path's own; the
- *    window is long because once the depth is larger than the path
- *    holds, requests queue in the servers and no round trip is short
- *    again for as long as that lasts.  When the window has passed with
- *    no shorter one, the depth drains again to measure it afresh, as
- *    BBR's PROBE_RTT does: taking the last epoch's round trip instead,
- *    queue and all, grew the depth by the gain every window.
- *  - The bottleneck rate (BtlBw): the highest delivery rate in the last
- *    few epochs, a slot's rate being the bytes delivered while it was
- *    out over the time it was out.
- *  - Their product is what the path holds; a multiple of it (the gain)
- *    is kept in flight, so that while more depth still brings more
- *    rate, each epoch's measured rate is higher and the depth grows
- *    again, and once the rate stops growing, the depth stops growing
- *    with it.  While starting, the gain is BBR's startup gain, 2/ln 2,
- *    which doubles the rate every round trip, and the depth grows as
- *    soon as a slot shows more rate than the estimate, not only at the
- *    end of an epoch, and from the second epoch of a start on by at
- *    least the bytes delivered since the epoch began, as TCP's slow
- *    start grows its window; once three epochs running brought less
- *    than a quarter more rate, the gain is 2.
+ * The rule is BBR's (Cardwell et al., "BBR: Congestion-Based
+ * Congestion Control", ACM Queue 14(5), 2016).  It estimates the round
+ * trip without queue (RTprop) and the bottleneck rate (BtlBw), and keeps
+ * a gain times their product in flight.  It starts at STARTUP_GAIN
+ * until the rate stops growing or the round trips show a queue (as
+ * TCP's HyStart), drains to measure the round trip with little queued
+ * (as BBR's PROBE_RTT: after starting, and whenever RTprop is
+ * RTPROP_WINDOW_NS old), and then follows the estimates at STEADY_GAIN.
+ * docs/techniques.md, section 13, says why each step is there.
  *
- * An epoch lasts a round trip while starting and EPOCH_RTTS round
- * trips after, and at least EPOCH_MIN_NS: long enough for a rate, short
- * enough to ramp up in a fraction of a second against a server 10 ms
- * away.
- *
- * Bytes in flight come first from larger requests (up to max_size,
- * within the servers' maximum block sizes), then from more of them (up
- * to max_requests, which the tools keep to what the servers serve at
- * once: SERVED_AT_ONCE in bounds.h).  The buffers are allocated once
- * for the most: max_requests x max_size is the bound on memory.
- *
- * Against a server on the same machine few bytes in flight are
- * fastest: each buffer is still in the CPU's cache when it is written
- * (docs/techniques.md, section 13).  Five things keep the depth from
- * growing for nothing:
- *  - While starting it grows at most by the startup gain per epoch,
- *    rounded up to whole requests.
- *  - Starting ends as soon as no slot of an epoch came back within
- *    QUEUE_RTT times the shortest round trip: the slots have begun to
- *    queue in the servers (TCP's HyStart leaves slow start so).
- *  - The first time starting ends, the depth drains, to measure the
- *    round trip with little queued (as BBR's PROBE_RTT does): to half
- *    or less (but not below its least) until a round of slots has come
- *    back, and if they came back QUEUE_RTT times sooner (the servers
- *    were queueing) on to its least for another round; then starting
- *    goes on from what the estimates ask for, never past where it was.
- *    The first tenths of a second against a near server are slow while
- *    the servers and the kernel warm up, and look like a far server;
- *    without the drain, the round trip of that time would keep the
- *    depth high.
- *  - A drain that went on to the least measures the queue: the half's
- *    round trip less the least's, over the bytes between them, is what
- *    each byte in flight adds by waiting in the servers.  If that
- *    accounts for more than a third of the least's own round trip, the
- *    least queues too (a disk that 16 requests of 256 KiB keep busy, a
- *    server bound by its CPU), and from then on every round trip goes
- *    into RTprop less the queue of the bytes in flight when its slot
- *    was taken.  Against such a server what the path holds comes out
- *    at about nothing, and the depth stays at its least; without it,
- *    the least's round trip, all queue, made the path look as if it
- *    held the least, the gain asked for twice that, and the larger
- *    requests that came with it were slower on this machine's disk.
- *  - After the second end, it follows the estimates only when they ask
- *    for more than DEPTH_HYSTERESIS times more or less than it has, so
- *    that noise in the round trips does not move it back and forth.
- * It never goes below its least: min_requests of min_size.
- *
- * An option given explicitly (--requests, --request-size) fixes its
- * value.  No libnbd, no libev: the program passes in the times.
+ * The bounds: never fewer than min_requests of min_size (what
+ * depth_init was given), never more than max_requests of max_size.
+ * Bytes in flight come first from larger requests, then from more of
+ * them.  The program allocates buffers for the most once, so
+ * max_requests x max_size bounds the memory.  A value an option fixes
+ * (--requests, --request-size) is passed as its own maximum, and never
+ * moves.
  */
 
 #ifndef NBD_LIBEV_EXAMPLES_DEPTH_H
@@ -95,13 +36,43 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DEPTH_EPOCHS 4          /* the window of the rate */
-#define RTPROP_WINDOW_NS 10000000000ULL /* of the round trip: 10 s, as BBR */
+/* BtlBw is the highest rate of the last DEPTH_EPOCHS epochs, as BBR
+ * keeps the highest of its last few round trips: a slow epoch alone
+ * does not lower it.
+ */
+#define DEPTH_EPOCHS 4
+
+/* RTprop is kept this long, as BBR keeps it, then measured afresh by a
+ * drain.  It is long because a full path queues in the servers, and no
+ * round trip is short again for as long as the depth stays there.
+ */
+#define RTPROP_WINDOW_NS 10000000000ULL /* 10 s */
+
+/* An epoch is a round trip while starting and EPOCH_RTTS round trips
+ * after, and at least EPOCH_MIN_NS: long enough to measure a rate,
+ * short enough that the climb against a far server takes a fraction
+ * of a second.
+ */
 #define EPOCH_RTTS 2
 #define EPOCH_MIN_NS 20000000   /* 20 ms */
+
+/* The gains: STARTUP_GAIN while starting doubles the rate every round
+ * trip, as BBR's startup does; STEADY_GAIN after keeps more in flight
+ * than the path is measured to hold, so that while more depth still
+ * brings more rate the estimates keep asking for more.
+ */
 #define STARTUP_GAIN 2.885      /* 2 / ln 2 */
 #define STEADY_GAIN 2.0
+
+/* Once started, the depth follows the estimates only when they ask for
+ * this many times more or less than it has, so that noise in the round
+ * trips does not move it back and forth.
+ */
 #define DEPTH_HYSTERESIS 1.25
+
+/* A round trip this many times the shortest is queueing in the
+ * servers: it ends starting, and tells a drain to go on to the least.
+ */
 #define QUEUE_RTT 1.5
 
 struct depth {
