@@ -18,17 +18,18 @@
  *
  *  - Work handed to threads beside the loop (common/pool.c, joined to
  *    the ring's digest areas in tools/lib/ordered-hash.c).  The loop
- *    thread does all the I/O (hashing there stalled the reads: the
- *    server stops sending while a Unix socket's ~200 KiB buffer is full)
- *    and gives slots whose data is ready to the hash threads, in offset
- *    order.  Any thread takes any slot and writes the digests of its
- *    blocks into that slot's own digest area, so slots may finish out of
- *    order.  The loop feeds the outer digest, which is cheap (32 bytes
- *    per 64 KiB block), strictly in offset order: only while the head of
- *    the ring is hashed.  SHA-256 costs more CPU than the server and the
- *    loop need together (docs/checksum.md), so one hash thread was the
- *    bottleneck; the inner digests are independent, the outer one is
- *    not, which is what splits the work.
+ *    thread does all the I/O and hashes no block itself, because
+ *    hashing there would stall the reads: the server stops sending
+ *    while the socket's buffer is full.  It gives slots whose data is
+ *    ready to the hash threads, in offset order.  Any thread takes any
+ *    slot and writes the digests of its blocks into that slot's own
+ *    digest area, so slots may finish out of order.  The loop feeds the
+ *    outer digest, which is cheap (32 bytes per 64 KiB block), strictly
+ *    in offset order: only while the head of the ring is hashed.
+ *    SHA-256 costs more CPU than the server and the loop need together,
+ *    so a single hash thread would set the pace (docs/checksum.md); the
+ *    inner digests are independent, the outer one is not, which is what
+ *    splits the work.
  *
  *  - Reading less: block status (common/extents.c) says which ranges
  *    read as zeroes (tools/lib/plan.h decides what to read).  Whole

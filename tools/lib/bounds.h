@@ -16,32 +16,32 @@
 
 /* nbd-evcopy's requests in flight to start with: 16, the lessons'
  * number, of the largest size the depth may reach (ADAPT_MAX_SIZE,
- * below), and more or fewer as it measures (tools/lib/depth.h).  16 of
- * 1 MiB were the best fixed setting against servers up to 5 ms away,
- * and against farther ones the climb from 16 MiB is a few round trips
- * shorter than from the 1 MiB it used to start at (docs/techniques.md,
- * section 13).  Once the buffers came on huge pages, starting deeper
- * no longer cost CPU time against a near server.
+ * below), and more or fewer as it measures (tools/lib/depth.h).  As a
+ * fixed setting, 16 of 1 MiB keeps servers a few milliseconds away
+ * busy, and against farther ones a deep start leaves the climb a few
+ * round trips shorter.  Against a near server it costs little: the
+ * buffers are on huge pages (tools/lib/buffers.h), so a brief deep
+ * start faults in few pages, and the estimates soon bring the depth
+ * down (docs/techniques.md, section 13).
  */
 #define DEFAULT_REQUESTS 16
 
 /* nbd-evsum's reads in flight to start with, the same and for the same
- * reasons.  Against a server that answers at once, the hashing, not
- * the server, is the bottleneck: 16 reads of 1 MiB keep both hash
- * threads busy with room to spare.
+ * reasons.  Against a server that answers at once the hashing, not the
+ * server, sets the pace, and 16 reads of 1 MiB keep the hash threads
+ * (tools/lib/ordered-hash.h) busy.
  */
 #define CHECKSUM_REQUESTS 16
 
 /* The least bytes per request while the size adapts (it starts at the
- * most, ADAPT_MAX_SIZE): 256 KiB, measured.  On
- * qemu-nbd serving raw files from this project's machine's disk with
- * O_DIRECT, 1 MiB requests were much slower for the extent-reading
- * copy and the checksum: that disk takes at most 254 pages per I/O, so
- * the kernel splits every 1 MiB direct write in two.  Over NBD to
+ * most, ADAPT_MAX_SIZE): 256 KiB.  On a disk that takes fewer pages
+ * per I/O than a larger request holds, the kernel splits every larger
+ * direct I/O, and larger requests cost more per byte; the depth falls
+ * to this size wherever the estimates ask for no more.  Over NBD to
  * nbdkit null, 256 KiB to 1 MiB are level.  Far larger requests leave
  * the pipeline empty while each is read whole; much smaller ones cost
- * a command and a callback per few pages.  docs/techniques.md has the
- * figures; make bench (comparisons 2 and 8) measures it again.
+ * a command and a callback per few pages.  docs/techniques.md, section
+ * 4, has the figures; make bench measures them (comparisons 2 and 8).
  */
 #define DEFAULT_REQUEST_SIZE (256 * 1024)
 
@@ -57,8 +57,8 @@
 
 /* A copy from one local file to another (tools/lib/file.h), unless
  * --requests or --request-size say otherwise: a fixed depth.  There is
- * no round trip to cover, and more in flight, or larger requests,
- * were slower (docs/techniques.md, section 14).
+ * no round trip to cover, and more in flight, or larger requests, make
+ * the copy slower (docs/techniques.md, section 14).
  */
 #define FILE_COPY_REQUESTS 4
 #define FILE_COPY_REQUEST_SIZE (1024 * 1024)

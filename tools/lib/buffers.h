@@ -5,7 +5,7 @@
  * a server that answers at once keeps only a few in use.  The ring hands
  * out its slots in turn, so with the buffers tied to the slots all of
  * them would be used in turn, and the kernel would fault in and clear
- * every page of all 256 MiB, a cost the fixed defaults never paid
+ * every page of all 256 MiB, however few are in flight
  * (docs/techniques.md, section 13).  Instead the buffers go on this
  * stack: a slot takes one when it is taken and puts it back when it is
  * given back, so the next slot gets the buffer used last, still mapped
@@ -14,9 +14,9 @@
  *
  * The buffers are one allocation, asked to be backed by transparent
  * huge pages: each page first touched is a fault, and with 4 KiB pages
- * a buffer of 1 MiB costs 256 of them, which showed as system time in
- * every copy against a server on the same machine (docs/techniques.md,
- * section 13).
+ * a buffer of 1 MiB costs 256 of them, system time that a copy against
+ * a near server would spend whenever the depth grows
+ * (docs/techniques.md, section 13).
  */
 
 #ifndef NBD_LIBEV_EXAMPLES_BUFFERS_H

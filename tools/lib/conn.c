@@ -210,7 +210,7 @@ connected (struct conn *c)
     cannot_connect (c, "the server closed the connection");
   c->connected = true;
   /* Set after connecting, for every kind of URI: tools/lib/handle.c
-   * explains why that is as good as before.
+   * explains why that does as well as setting them before connect.
    */
   if (c->socket_buffer > 0)
     set_socket_buffers (c->glue.nbd, c->name, c->socket_buffer);

@@ -19,7 +19,8 @@
  *    written by the program itself through io_uring in the same loop
  *    (tools/lib/file.h).  Where io_uring cannot be set up, or when the
  *    environment variable NBD_EV_NO_IO_URING is set to anything but
- *    "0" or "", the file gets a captive nbdkit instead, and -v says so.
+ *    "0" or "", the file gets a captive nbdkit instead (its file
+ *    plugin, tools/lib/image.h), and -v says so.
  *
  *  - stream (stream-ops.c): "-", a pipe or a character device, read or
  *    written in order (tools/lib/stream.h).  Its size is not known:

@@ -165,10 +165,10 @@ queue (struct request *r)
   /* A buffered read of cached pages completes inside io_uring_enter,
    * on the loop's thread, one after the other.  IOSQE_ASYNC hands it to
    * the kernel's worker threads instead, which copy on the other cores
-   * while the loop sends, writes and hashes.  Not the writes: with
-   * IOSQE_ASYNC on them too a copy was slower (docs/techniques.md,
-   * section 14).  O_DIRECT reads go to the device and complete
-   * asynchronously anyway.
+   * while the loop sends, writes and hashes.  Not the writes: ext4
+   * hands every buffered write to a worker anyway, and IOSQE_ASYNC on
+   * them too makes a copy slower (docs/techniques.md, section 14).
+   * O_DIRECT reads go to the device and complete asynchronously anyway.
    */
   if (r->op == REQ_READ && !(r->f->direct && r->fd == r->f->fd))
     io_uring_sqe_set_flags (sqe, IOSQE_ASYNC);

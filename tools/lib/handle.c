@@ -22,9 +22,9 @@
  * for the connection's lifetime from the receive buffer at connect time,
  * and a small buffer then would cap the window for good.  Set after,
  * the scale is already chosen from the system's largest buffer, so the
- * window can follow the size set here, larger or smaller.  Measured,
- * setting them after connect was as fast on Unix sockets and faster on
- * TCP; docs/techniques.md has the figures.
+ * window can follow the size set here, larger or smaller.  So set
+ * after connect, the sizes do as well as set before on Unix sockets,
+ * and better on TCP (docs/techniques.md, section 8).
  *
  * Linux caps SO_SNDBUF/SO_RCVBUF at net.core.wmem_max/rmem_max; root
  * may go past that with the FORCE variants, which are tried first so

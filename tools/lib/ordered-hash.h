@@ -44,8 +44,8 @@
 /* Hash threads: one per online CPU, at most this many.  More threads
  * hash more blocks at once, but each competes for a CPU with the server
  * (when it runs on the same machine) and the loop thread; past four, one
- * connection cannot deliver data as fast as they hash it (SHA-256 with
- * SHA-NI does about 1.8 GB/s per core), so more would only sit idle.
+ * connection cannot deliver data as fast as they hash it, so more would
+ * only sit idle (docs/techniques.md, section 6).
  */
 #define ORDERED_HASH_MAX_THREADS 4
 

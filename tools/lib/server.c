@@ -38,10 +38,10 @@ name_connection (const char *name, unsigned i, bool numbered)
 
 /* nbdcopy's default: DEFAULT_CONNECTIONS, but no more than the online
  * CPUs (nbdcopy runs a thread per connection and as many threads as
- * CPUs).  Measured here it is right for one loop too: with two CPUs and
- * local servers, four connections made a copy slower than two, since
- * every connection is another server thread competing for them
- * (docs/techniques.md has the figures).
+ * CPUs).  It suits one loop too: every connection is another server
+ * thread, and with local servers more connections than CPUs make a
+ * copy slower, their threads competing for the CPUs with the client
+ * (docs/techniques.md, section 10).
  */
 static unsigned
 default_connections (void)
