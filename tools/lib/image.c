@@ -6,13 +6,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,25 +25,23 @@
 #define STRINGIFY(x) STRINGIFY_ (x)
 
 /* Every handle image_aio_connect started and nobody has closed yet,
- * for the exit handler, and the file this program created.  A program
- * has at most two images open at once, each with at most
+ * for the exit handler, which atexit calls without any data of ours.
+ * A program has at most two images open at once, each with at most
  * MAX_CONNECTIONS connections; only the first connection to a captive
- * server starts it, the others connect to its socket (tools/lib/server.c).
+ * server starts it, the others connect to its socket
+ * (tools/lib/server.c).
  */
 static struct open_handle {
   struct nbd_handle *nbd;
   bool captive;                 /* it started the server */
   int log_fd;                   /* the captive server's stderr, or -1 */
 } handles[2 * MAX_CONNECTIONS];
-static const char *created;     /* a destination file, or NULL */
-static bool keep_created;
 
 /* At exit, however the program ends: close every handle still open,
- * which makes libnbd stop each captive server and remove its socket,
- * and remove the file a failed program created.  The handles that
- * started no server go first: nbd_close on the handle that started a
- * captive server sends it SIGTERM and then waits for it to exit
- * (libnbd's lib/handle.c), and a server still serving another
+ * which makes libnbd stop each captive server and remove its socket.
+ * The handles that started no server go first: nbd_close on the handle
+ * that started a captive server sends it SIGTERM and then waits for it
+ * to exit (libnbd's lib/handle.c), and a server still serving another
  * connection of ours may take its time over that.
  */
 static void
@@ -61,8 +57,6 @@ image_at_exit (void)
       }
     }
   }
-  if (created != NULL && !keep_created)
-    unlink (created);
 }
 
 static void
@@ -236,64 +230,6 @@ image_parse_args (int argc, char *const argv[], int first,
   while (n > 0)
     image_free (&imgs[--n]);
   return -1;
-}
-
-bool
-image_missing (const struct image *img)
-{
-  struct stat st;
-
-  return img->kind == IMAGE_FILE && stat (img->path, &st) == -1 &&
-    errno == ENOENT;
-}
-
-/* The format a file's name says, from its extension, if it names one
- * of qemu's other than raw; NULL otherwise.
- */
-static const char *
-format_named (const char *path)
-{
-  static const char *const named[][2] = {
-    { "qcow2", "qcow2" }, { "qcow", "qcow" }, { "qed", "qed" },
-    { "vdi", "vdi" }, { "vhdx", "vhdx" }, { "vhd", "vpc" },
-    { "vmdk", "vmdk" },
-  };
-  const char *dot = strrchr (path, '.');
-  size_t i;
-
-  if (dot == NULL || strchr (dot, '/') != NULL)
-    return NULL;
-  for (i = 0; i < sizeof named / sizeof named[0]; i++)
-    if (strcasecmp (dot + 1, named[i][0]) == 0)
-      return named[i][1];
-  return NULL;
-}
-
-void
-image_create (struct image *img, const char *role, uint64_t size)
-{
-  int fd;
-  const char *format = format_named (img->path);
-
-  /* A raw file behind a name that says otherwise would be taken for
-   * that format by whatever opens it next, and fail there.
-   */
-  if (format != NULL)
-    die ("%s: %s does not exist, and this program creates only raw "
-         "files: for a %s image, run 'qemu-img create -f %s %s %" PRIu64
-         "' first", role, img->name, format, format, img->name, size);
-
-  /* O_EXCL: never truncate a file that appeared since image_missing. */
-  fd = open (img->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  if (fd == -1)
-    die ("%s: %s: cannot create: %s", role, img->name, strerror (errno));
-  register_at_exit ();
-  created = img->path;
-  if (ftruncate (fd, size) == -1 || close (fd) == -1)
-    die ("%s: %s: cannot make it %" PRIu64 " bytes: %s",
-         role, img->name, size, strerror (errno));
-  debug ("%s: %s: created, %" PRIu64 " bytes of holes", role, img->name,
-         size);
 }
 
 /* True if program is on $PATH (or, with a '/', if it is executable):
@@ -645,12 +581,6 @@ image_close_handle (struct nbd_handle *nbd)
     }
   }
   nbd_close (nbd);
-}
-
-void
-image_keep (void)
-{
-  keep_created = true;
 }
 
 void

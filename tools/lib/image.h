@@ -22,11 +22,8 @@
  *    qemu-nbd -f FORMAT; anything else is raw, which the program reads
  *    and writes itself (tools/lib/endpoint.h), or, where it cannot,
  *    serves with nbdkit's file plugin.  A source is opened or served
- *    read-only.  A destination path that does not exist is created, as
- *    nbdcopy does, as a raw file of the source's size, and removed
- *    again if the program fails before its first write; a name that
- *    says another format (new.qcow2) is refused instead, with the
- *    qemu-img command that creates it.
+ *    read-only.  A destination path that does not exist is created
+ *    (tools/lib/created.h).
  *
  *  - "-", standard input as a source or standard output as a
  *    destination, or a path to a FIFO or character device: a stream,
@@ -50,7 +47,6 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
 
 #include <libnbd.h>
 
@@ -138,17 +134,6 @@ int image_parse_args (int argc, char *const argv[], int first,
  */
 const char *image_format_of (const void *first_bytes, size_t len);
 
-/* True if img is a local path that does not exist yet: a destination
- * that image_create will make.
- */
-bool image_missing (const struct image *img);
-
-/* Create img's path as a sparse raw file of size bytes, and remember
- * to remove it again if the program fails before image_keep.  Fatal, naming
- * the role ("destination") and the path, if it cannot.
- */
-void image_create (struct image *img, const char *role, uint64_t size);
-
 /* True for null:, which has no server to connect to. */
 static inline bool
 image_is_null (const struct image *img)
@@ -201,11 +186,6 @@ bool image_server_said (struct nbd_handle *nbd, char *buf, size_t len);
  * instead of nbd_close for every handle that image_aio_connect started.
  */
 void image_close_handle (struct nbd_handle *nbd);
-
-/* Keep the file the program created even if it fails from now on:
- * call it once every check has passed and the first write is next.
- */
-void image_keep (void);
 
 /* Free what image_parse and image_prepare allocated. */
 void image_free (struct image *img);
