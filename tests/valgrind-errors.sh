@@ -103,7 +103,7 @@ start_nbdkit blackhole null 16M
 # A mismatch has its own status, 2.
 want_status=2 under_valgrind "verify failed" nbd-evcopy --verify "$src" "$blackhole"
 
-# Captive servers (tools/lib/image.c): one that does not start, whose
+# Captive servers (tools/lib/captive.c): one that does not start, whose
 # message comes from its log; a new destination file removed again
 # after a failed check; and several images, one missing, each hashed in
 # a child process (valgrind follows the fork).  The servers are stopped

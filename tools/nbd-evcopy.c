@@ -52,6 +52,7 @@
 
 #include "blkhash.h"
 #include "block-size.h"
+#include "captive.h"
 #include "created.h"
 #include "engine.h"
 #include "extents.h"

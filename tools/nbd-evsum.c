@@ -76,6 +76,7 @@
 
 #include "blkhash.h"
 #include "block-size.h"
+#include "captive.h"
 #include "engine.h"
 #include "extents.h"
 #include "image.h"

@@ -12,6 +12,7 @@
 #include <libnbd.h>
 #include <ev.h>
 
+#include "captive.h"
 #include "conn.h"
 #include "glue.h"
 #include "handle.h"

@@ -10,7 +10,7 @@
  *
  *  - conn_connect starts connecting with nbd_aio_connect_uri, or for a
  *    captive server nbd_aio_connect_systemd_socket_activation
- *    (tools/lib/image.c), and the handshake runs in the loop like any
+ *    (tools/lib/captive.c), and the handshake runs in the loop like any
  *    other I/O; conn_wait_connected runs the loop until every
  *    connection given is ready.  At the end, conn_close_all disconnects
  *    the same way.  (Name lookup for nbd:// URIs still blocks, inside

@@ -16,6 +16,7 @@
 
 #include <ev.h>
 
+#include "captive.h"
 #include "endpoint.h"
 #include "util.h"
 

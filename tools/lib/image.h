@@ -9,21 +9,17 @@
  *  - [ CMD ARGS ... ]: a captive server, exactly nbdcopy's syntax: each
  *    bracket is an argument of its own, and "--" before the first
  *    image keeps the command's options from being taken as the
- *    program's.  It runs with systemd socket activation
- *    (nbd_aio_connect_systemd_socket_activation): libnbd makes a Unix
- *    socket in a new temporary directory, starts the command with that
- *    socket passed in LISTEN_FDS, connects to it, and, when the handle
- *    is closed, stops the server (SIGTERM), waits for it and removes
- *    the socket.  Nothing is left behind, and nobody else can connect.
+ *    program's.  The program starts it and stops it
+ *    (tools/lib/captive.h).
  *
  *  - A path to a local image, a regular file or a block device.  Its
  *    format is probed from its first bytes as qemu probes it (qcow2,
  *    qcow, qed, vmdk, vdi, vhdx, vpc): such a file gets a captive
  *    qemu-nbd -f FORMAT; anything else is raw, which the program reads
  *    and writes itself (tools/lib/endpoint.h), or, where it cannot,
- *    serves with nbdkit's file plugin.  A source is opened or served
- *    read-only.  A destination path that does not exist is created
- *    (tools/lib/created.h).
+ *    serves with nbdkit's file plugin (tools/lib/captive.h).  A source
+ *    is opened or served read-only.  A destination path that does not
+ *    exist is created (tools/lib/created.h).
  *
  *  - "-", standard input as a source or standard output as a
  *    destination, or a path to a FIFO or character device: a stream,
@@ -33,13 +29,10 @@
  * Messages and output name the image as the user gave it ("disk.qcow2",
  * "[ nbdkit memory 1G ]"), never the captive server's socket.
  *
- * Every captive server's handle is remembered here, so that a program
- * that ends early (die () in the main thread, or a second signal) still
- * closes it at exit, which stops the server: a captive server must not
- * outlive the program however it ends.  The servers the suite starts
- * itself are also told to exit with their parent (nbdkit
- * --exit-with-parent; qemu-nbd exits when its last client goes), so not
- * even SIGKILL leaves one behind.
+ * This module, for both tools' main and the modules that open images,
+ * parses the images on a command line and finds what a local path is.
+ * It starts no server and opens no connection: serving an image and
+ * connecting to it are tools/lib/captive.h's.
  */
 
 #ifndef NBD_LIBEV_EXAMPLES_IMAGE_H
@@ -47,8 +40,6 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-
-#include <libnbd.h>
 
 /* What every program's --help says about naming an image; io is how
  * the program uses one ("read and written", or "read"), and dash what
@@ -75,7 +66,7 @@ enum image_kind {
 
 /* How the suite serves a local file: the page cache is used unless
  * IMAGE_CACHE_NONE asks the server to keep out of it (see
- * image_prepare).
+ * image_prepare in tools/lib/captive.h).
  */
 enum image_cache {
   IMAGE_CACHE_DEFAULT,
@@ -91,7 +82,8 @@ struct image {
                                    terminated: IMAGE_COMMAND, and
                                    IMAGE_FILE once served (qcow2 by
                                    image_prepare, raw by
-                                   image_serve_raw) */
+                                   image_serve_raw, in
+                                   tools/lib/captive.h) */
   const char *format;           /* IMAGE_FILE: "raw", or the format
                                    qemu-nbd serves it as ("qcow2",
                                    "vmdk", ...) */
@@ -134,6 +126,22 @@ int image_parse_args (int argc, char *const argv[], int first,
  */
 const char *image_format_of (const void *first_bytes, size_t len);
 
+/* Messages about img start with who, "source: disk.raw" for a role,
+ * or "disk.raw" for a role of NULL (when the image's name says enough).
+ */
+void image_who (const struct image *img, const char *role, char *who,
+                size_t len);
+
+/* Find what img is before anything opens it.  A local path that is a
+ * FIFO or a character device becomes a stream; a regular file or a
+ * block device gets its format (image_format_of on its first bytes).
+ * Fatal, in one line naming the role (as for image_who) and the
+ * image, for a path that cannot be read or is of another type (a
+ * socket's message gives the URI to use instead), or for null: when
+ * not writing.  Does nothing for a URI or a command.
+ */
+void image_probe (struct image *img, const char *role, bool writing);
+
 /* True for null:, which has no server to connect to. */
 static inline bool
 image_is_null (const struct image *img)
@@ -141,20 +149,9 @@ image_is_null (const struct image *img)
   return img->kind == IMAGE_NULL;
 }
 
-/* Before connecting to a local file: check that it is a regular file or
- * a block device and recognise its format; for qcow2, build the captive
- * qemu-nbd's command, read-only unless writing.  Also, for every
- * captive server, check that its program is installed.  Fatal, in one
- * line naming the role ("source", or NULL when the image's name says
- * enough), the image and, for the suite's own servers, the Debian
- * package to install, if not.  Does nothing for a URI.
- */
-void image_prepare (struct image *img, const char *role, bool writing,
-                    enum image_cache cache);
-
 /* True for a prepared local raw file or block device: the program
  * reads and writes it itself (tools/lib/endpoint.h), or, where it
- * cannot, image_serve_raw gives it a server.
+ * cannot, image_serve_raw (tools/lib/captive.h) gives it a server.
  */
 static inline bool
 image_is_local_raw (const struct image *img)
@@ -162,32 +159,9 @@ image_is_local_raw (const struct image *img)
   return img->kind == IMAGE_FILE && img->argv == NULL;
 }
 
-/* Build the captive nbdkit's command for a local raw file, as
- * image_prepare does for qcow2 (the same role and rules).
+/* Free what image_parse allocated, and the server's command that
+ * image_prepare or image_serve_raw built.
  */
-void image_serve_raw (struct image *img, const char *role, bool writing,
-                      enum image_cache cache);
-
-/* Start connecting nbd to img (libnbd's aio connect calls: the
- * handshake then runs in the caller's loop).  Returns -1 with libnbd's
- * error set if it cannot even start.  A captive server's handle is
- * remembered for the exit handler.
- */
-int image_aio_connect (const struct image *img, struct nbd_handle *nbd);
-
-/* If nbd started a captive server that wrote something on stderr,
- * copy its first line into buf (len bytes at most) and return true.
- * The servers' messages are kept out of the program's own output,
- * except with -v.
- */
-bool image_server_said (struct nbd_handle *nbd, char *buf, size_t len);
-
-/* Close a handle, forgetting it if it had a captive server.  Use this
- * instead of nbd_close for every handle that image_aio_connect started.
- */
-void image_close_handle (struct nbd_handle *nbd);
-
-/* Free what image_parse and image_prepare allocated. */
 void image_free (struct image *img);
 
 #endif /* NBD_LIBEV_EXAMPLES_IMAGE_H */
