@@ -60,8 +60,9 @@
 #include "bounds.h"
 #include "glue.h"
 #include "handle.h"
-#include "image.h"
 #include "stop.h"
+
+struct image;                   /* tools/lib/image.h */
 
 /* The longest an optional connection (an extra one of several, see
  * tools/lib/server.h) may take over its handshake, whatever --timeout says:

@@ -16,6 +16,7 @@
 #include <ev.h>
 
 #include "conn.h"
+#include "image.h"
 #include "server.h"
 #include "util.h"
 

@@ -48,8 +48,9 @@
 #include "bounds.h"
 #include "conn.h"
 #include "handle.h"
-#include "image.h"
 #include "stop.h"
+
+struct image;                   /* tools/lib/image.h */
 
 struct server {
   unsigned n;                   /* connections in use: v[0] to v[n - 1] */
