@@ -111,31 +111,17 @@ struct copy {
   bool want_flush;              /* --flush, once every write is done */
   struct flush flush;
   uint64_t zero_max;            /* the longest zero command to send */
-  bool no_hole;                 /* zeroes stay allocated (--allocated) */
-  struct zero_piece *pieces;    /* per slot: the zero piece in flight */
   /* Counts for the summary under -v. */
   uint64_t nr_reads, nr_writes, nr_zeroes, bytes_skipped;
 };
 
-/* Completion callbacks run inside libnbd while it holds the handle's
- * lock, so they must not start new commands on that handle:
- * ring_command_done (common/ring.h) only records the result in the
- * slot, and the engine's prepare callback acts on it in the next loop
- * iteration.
- */
+/* Write what the slot read (tools/lib/engine.h starts every step). */
 static void
 start_write (struct copy *c, struct slot *slot)
 {
-  nbd_completion_callback cb = { .callback = ring_command_done,
-                                 .user_data = slot };
-
-  slot->kind = STEP_WRITE;
-  slot->state = SLOT_BUSY;
-  slot_debug (slot, "write");
   c->nr_writes++;
-  if (endpoint_write (c->dst, slot, slot->buf, slot->length, slot->offset,
-                      cb) == -1)
-    ring_complete (slot, endpoint_issue_errno (c->dst, slot));
+  engine_start (&c->pass, slot, STEP_WRITE, c->dst, slot->offset,
+                slot->length);
 }
 
 /* The most one zero piece covers: a zero command of at most zero_max
@@ -148,36 +134,21 @@ zero_chunk (const struct copy *c)
   return c->planner.dst_can_zero ? c->zero_max : c->pass.e->ring->buf_size;
 }
 
-/* Send the slot's zero piece (tools/lib/zero.h). */
+/* Send the slot's zero piece (tools/lib/zero.h): a zero command, or a
+ * buffer of zeroes where the destination cannot zero.
+ */
 static void
 send_zero_piece (struct copy *c, struct slot *slot)
 {
-  nbd_completion_callback cb = { .callback = ring_command_done,
-                                 .user_data = slot };
-  const struct zero_piece *p = &c->pieces[slot->index];
-  int r, err;
+  const struct zero_piece *p = engine_piece (&c->pass, slot);
 
-  slot->state = SLOT_BUSY;
-  if (c->planner.dst_can_zero) {
-    slot->kind = STEP_ZERO;
+  if (c->planner.dst_can_zero)
     c->nr_zeroes++;
-    r = endpoint_zero (c->dst, slot, p->length, p->at, c->no_hole, cb);
-  }
-  else {
-    slot->kind = STEP_WRITE_ZEROES;
-    memset (slot->buf, 0, p->length);
-    c->nr_writes++;
-    r = endpoint_write (c->dst, slot, slot->buf, p->length, p->at, cb);
-  }
-  /* Before the messages below, which may change errno. */
-  err = r == -1 ? endpoint_issue_errno (c->dst, slot) : 0;
-  if (p->at != slot->offset || p->length != slot->length)
-    debug ("slot %u: %s piece offset %" PRIu64 " length %" PRIu64,
-           slot->index, step_names[slot->kind], p->at, p->length);
   else
-    slot_debug (slot, step_names[slot->kind]);
-  if (r == -1)
-    ring_complete (slot, err);
+    c->nr_writes++;
+  engine_start (&c->pass, slot,
+                c->planner.dst_can_zero ? STEP_ZERO : STEP_WRITE_ZEROES,
+                c->dst, p->at, p->length);
 }
 
 /* Zero the slot's range, one piece at a time. */
@@ -185,7 +156,7 @@ static void
 start_zero (struct copy *c, struct slot *slot)
 {
   slot->flags |= SLOT_ZEROES;
-  zero_piece_first (&c->pieces[slot->index], slot->offset,
+  zero_piece_first (engine_piece (&c->pass, slot), slot->offset,
                     slot->offset + slot->length, zero_chunk (c));
   send_zero_piece (c, slot);
 }
@@ -200,7 +171,7 @@ static bool
 retry (struct pass *p, struct slot *slot)
 {
   struct copy *c = (struct copy *) p;
-  struct zero_piece *piece = &c->pieces[slot->index];
+  struct zero_piece *piece = engine_piece (p, slot);
   uint64_t was = c->zero_max;
 
   if (slot->kind == STEP_ZERO &&
@@ -209,7 +180,6 @@ retry (struct pass *p, struct slot *slot)
       debug ("destination cannot zero (%s): writing buffers of zeroes "
              "instead", strerror (slot->error));
     c->planner.dst_can_zero = false;
-    slot->error = 0;
     zero_piece_again (piece, slot->offset + slot->length, zero_chunk (c));
     send_zero_piece (c, slot);
     return true;
@@ -221,23 +191,9 @@ retry (struct pass *p, struct slot *slot)
     debug ("destination refused a zero of %" PRIu64 " bytes (%s): zero "
            "commands of at most %" PRIu64 " bytes from now on",
            piece->length, strerror (slot->error), c->zero_max);
-  slot->error = 0;
   zero_piece_again (piece, slot->offset + slot->length, zero_chunk (c));
   send_zero_piece (c, slot);
   return true;
-}
-
-/* A failed zero piece is reported with its own range. */
-static void
-failed_range (const struct pass *p, const struct slot *slot,
-              uint64_t *offset, uint64_t *length)
-{
-  const struct copy *c = (const struct copy *) p;
-
-  if (slot->kind == STEP_ZERO || slot->kind == STEP_WRITE_ZEROES) {
-    *offset = c->pieces[slot->index].at;
-    *length = c->pieces[slot->index].length;
-  }
 }
 
 /* True if nothing is written: null:, or the --verify pass. */
@@ -299,7 +255,7 @@ static void
 step_done (struct pass *p, struct slot *slot)
 {
   struct copy *c = (struct copy *) p;
-  struct zero_piece *piece = &c->pieces[slot->index];
+  struct zero_piece *piece = engine_piece (p, slot);
   uint64_t end = slot->offset + slot->length;
 
   switch ((enum step) slot->kind) {
@@ -323,8 +279,10 @@ step_done (struct pass *p, struct slot *slot)
       send_zero_piece (c, slot);
     }
     break;
+  case STEP_TAKEN:              /* not a step that completes */
   case STEP_HASH:               /* the engine's */
   case STEP_READY:
+  case NR_STEPS:
     break;
   }
 }
@@ -599,7 +557,6 @@ static const struct pass_ops copy_ops = {
   .fill = fill,
   .step_done = step_done,
   .retry = retry,
-  .failed_range = failed_range,
   .finished = finished,
   .stopped = stopped,
   .where = where,
@@ -668,7 +625,7 @@ set_zeroes (struct copy *c, const struct copy_options *co)
   if (max > 0)
     debug ("destination: zero commands of at most %" PRIu64 " bytes, its "
            "maximum block size", c->zero_max);
-  c->no_hole = co->allocated;
+  c->pass.no_hole = co->allocated;
 }
 
 /* Block status goes to one connection of each server: each map is one
@@ -814,9 +771,6 @@ setup_copy (struct engine *e, struct copy *c, const struct copy_options *co,
     c->planner.block = MAX (c->planner.block, co->block_size);
   c->planner.size = c->pass.size;
   set_zeroes (c, co);
-  c->pieces = calloc (e->ring->nr_slots, sizeof *c->pieces);
-  if (c->pieces == NULL)
-    die ("calloc: %s", strerror (errno));
   open_maps (c, co);
   c->dst_name = images[1].name;
   c->resumable = !c->dst->discards && !co->checksum &&
@@ -864,7 +818,6 @@ verify_copy (struct engine *e, const struct copy *copy,
     },
     .sparse = true,
     .zero_max = copy->zero_max,
-    .pieces = copy->pieces,
   };
 
   endpoint_map_open (v.src, &v.read_map);
@@ -965,7 +918,6 @@ copy_image (const struct copy_options *co, struct image images[2])
     ordered_hash_free (&dst_hash);
   extents_free (&c.read_map);
   extents_free (&c.dst_map);
-  free (c.pieces);
   engine_free (&e);
   return EXIT_SUCCESS;
 }

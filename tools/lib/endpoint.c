@@ -197,12 +197,6 @@ endpoint_set_describe (struct endpoint *ep, conn_describe_fn describe,
     ep->ops->set_describe (ep, describe, data);
 }
 
-bool
-endpoint_owns (const struct endpoint *ep, const void *conn)
-{
-  return ep->ops->owns (ep, conn);
-}
-
 const char *
 endpoint_conn_name (const struct endpoint *ep, const void *conn)
 {

@@ -105,8 +105,6 @@ struct endpoint_ops {
   void (*update) (struct endpoint *ep);
   void (*set_describe) (struct endpoint *ep, conn_describe_fn describe,
                         void *data);
-  /* True if conn, a slot's, is one of its. */
-  bool (*owns) (const struct endpoint *ep, const void *conn);
   /* Optional (the endpoint's name).  The name of the command's conn. */
   const char *(*conn_name) (const struct endpoint *ep, const void *conn);
   /* Optional (strerror).  The text of a command's error. */
@@ -255,10 +253,9 @@ void endpoint_stopping (struct endpoint *ep);
 void endpoint_set_describe (struct endpoint *ep, conn_describe_fn describe,
                             void *data);
 
-/* True if conn (a slot's) is one of ep's.  Then the name for messages
- * about a command on it, and the text of its error err.
+/* The name for messages about a command on conn, a slot's command on
+ * ep, and the text of its error err.
  */
-bool endpoint_owns (const struct endpoint *ep, const void *conn);
 const char *endpoint_conn_name (const struct endpoint *ep, const void *conn);
 const char *endpoint_strerror (struct endpoint *ep, const void *conn,
                                int err);

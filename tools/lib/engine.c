@@ -4,6 +4,7 @@
 #include <config.h>
 #endif
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -21,13 +22,47 @@
 #include "util.h"
 
 const char *const step_names[] = {
+  [STEP_TAKEN] = "taken",
   [STEP_READ] = "read",
   [STEP_WRITE] = "write",
   [STEP_ZERO] = "zero",
-  [STEP_WRITE_ZEROES] = "write",
+  [STEP_WRITE_ZEROES] = "write zeroes",
   [STEP_HASH] = "hashing",
   [STEP_READY] = "ready",
 };
+
+/* The steps that may follow each step.  A copy reads, then writes,
+ * zeroes (one piece after another, and buffers of zeroes once the
+ * destination cannot zero) or has nothing to send; a hash takes its
+ * data, and a slot of zeroes waits ready.  A failed zero piece may go
+ * again as the same step.  STEP_HASH and STEP_READY end a slot: it
+ * only retires.
+ */
+#define TO(step) (1u << (step))
+static const unsigned next_steps[NR_STEPS] = {
+  [STEP_TAKEN] = TO (STEP_READ) | TO (STEP_ZERO) | TO (STEP_WRITE_ZEROES) |
+                 TO (STEP_READY),
+  [STEP_READ] = TO (STEP_WRITE) | TO (STEP_ZERO) | TO (STEP_WRITE_ZEROES) |
+                TO (STEP_HASH) | TO (STEP_READY),
+  [STEP_WRITE] = TO (STEP_HASH) | TO (STEP_READY),
+  [STEP_ZERO] = TO (STEP_ZERO) | TO (STEP_WRITE_ZEROES) | TO (STEP_READY),
+  [STEP_WRITE_ZEROES] = TO (STEP_WRITE_ZEROES) | TO (STEP_READY),
+};
+#undef TO
+
+/* Debug builds check every step against the table, and that a slot
+ * starts one only while no step of it runs (or right after the take).
+ */
+static void
+check_step (const struct slot *slot, enum step step)
+{
+  assert (slot->kind >= 0 && slot->kind < NR_STEPS);
+  assert (next_steps[slot->kind] & (1u << step));
+  assert (slot->state != SLOT_IDLE);
+  assert (slot->state != SLOT_BUSY || slot->kind == STEP_TAKEN);
+  (void) slot;
+  (void) step;
+}
 
 void
 engine_bounds (const struct shared_options *o, const char *digest,
@@ -142,6 +177,13 @@ engine_set_depth (struct engine *e, unsigned requests, uint64_t request_size,
   alloc_ring (e, nr_slots);
 }
 
+/* A step's command, for messages: a buffer of zeroes is a write. */
+static const char *
+command_name (enum step step)
+{
+  return step == STEP_WRITE_ZEROES ? "write" : step_names[step];
+}
+
 /* The busy slot taken first on c whose step is one of kinds (n of
  * them), or NULL.
  */
@@ -179,7 +221,8 @@ describe_oldest (const struct conn *c, void *data, char *buf, size_t len)
     slot = oldest_of (e->ring, c, zeroes, 1);
   if (slot != NULL)
     snprintf (buf, len, "%s at offset %" PRIu64 " length %" PRIu64,
-              step_names[slot->kind], slot->offset, slot->length);
+              command_name (slot->kind), e->slots[slot->index].at,
+              e->slots[slot->index].length);
   else if (e->pass->other_command != NULL)
     snprintf (buf, len, "%s", e->pass->other_command);
   else
@@ -194,12 +237,21 @@ engine_take (struct pass *p, uint64_t length, bool buffer)
 
   if (buffer)
     buffers_take (&e->buffers, slot);
+  slot->kind = STEP_TAKEN;
+  slot->flags = 0;
   e->slots[slot->index].taken = depth_mark (&e->depth, now_ns ());
   p->next_offset += length;
   return slot;
 }
 
-/* Completion callbacks run inside libnbd while it holds the handle's
+struct zero_piece *
+engine_piece (struct pass *p, const struct slot *slot)
+{
+  return &p->e->slots[slot->index].piece;
+}
+
+/* Every command's completion, whichever endpoint it went to.
+ * Completion callbacks run inside libnbd while it holds the handle's
  * lock, so they must not start new commands on that handle:
  * ring_command_done (common/ring.h) only records the result in the
  * slot, and the prepare callback acts on it in the next loop
@@ -208,32 +260,69 @@ engine_take (struct pass *p, uint64_t length, bool buffer)
  * inside the callback.
  */
 static int
-read_done (void *user_data, int *error)
+command_done (void *user_data, int *error)
 {
   struct engine_slot *es = user_data;
   struct engine *e = es->e;
 
-  if (*error == 0 && e->pass->sample_reads)
-    depth_sample (&e->depth, es->slot->length, es->taken, now_ns ());
-  e->reads--;
+  if (es->slot->kind == STEP_READ) {
+    if (*error == 0 && e->pass->sample_reads)
+      depth_sample (&e->depth, es->slot->length, es->taken, now_ns ());
+    e->reads--;
+  }
   return ring_command_done (es->slot, error);
 }
 
+/* Start the step's command; -1 with errno if it could not start. */
+static int
+issue (struct pass *p, struct slot *slot, enum step step,
+       struct endpoint *ep, uint64_t at, uint64_t length)
+{
+  nbd_completion_callback cb = { .callback = command_done,
+                                 .user_data = &p->e->slots[slot->index] };
+
+  switch (step) {
+  case STEP_READ:
+    return endpoint_read (ep, slot, slot->buf, length, at, cb);
+  case STEP_WRITE:
+    return endpoint_write (ep, slot, slot->buf, length, at, cb);
+  case STEP_WRITE_ZEROES:
+    memset (slot->buf, 0, length);
+    return endpoint_write (ep, slot, slot->buf, length, at, cb);
+  case STEP_ZERO:
+    return endpoint_zero (ep, slot, length, at, p->no_hole, cb);
+  default:
+    abort ();                   /* engine_finish's steps: no command */
+  }
+}
+
 void
-engine_read (struct pass *p, struct slot *slot, struct endpoint *ep)
+engine_start (struct pass *p, struct slot *slot, enum step step,
+              struct endpoint *ep, uint64_t at, uint64_t length)
 {
   struct engine *e = p->e;
-  nbd_completion_callback cb = { .callback = read_done,
-                                 .user_data = &e->slots[slot->index] };
+  struct engine_slot *es = &e->slots[slot->index];
+  int err = 0;
 
-  slot->kind = STEP_READ;
-  slot_debug (slot, "read");
-  /* A read that cannot even start never calls read_done. */
-  if (endpoint_read (ep, slot, slot->buf, slot->length, slot->offset,
-                     cb) == -1)
-    ring_complete (slot, endpoint_issue_errno (ep, slot));
-  else
+  check_step (slot, step);
+  slot->kind = step;
+  slot->state = SLOT_BUSY;
+  slot->error = 0;
+  es->ep = ep;
+  es->at = at;
+  es->length = length;
+  /* A command that cannot even start never calls command_done. */
+  if (issue (p, slot, step, ep, at, length) == -1)
+    err = endpoint_issue_errno (ep, slot);
+  else if (step == STEP_READ)
     e->reads++;
+  if (at != slot->offset || length != slot->length)
+    debug ("slot %u: %s piece offset %" PRIu64 " length %" PRIu64,
+           slot->index, step_names[step], at, length);
+  else
+    slot_debug (slot, step_names[step]);
+  if (err != 0)
+    ring_complete (slot, err);
 }
 
 void
@@ -272,10 +361,14 @@ engine_finish (struct pass *p, struct slot *slot)
   }
   else if (slot->flags & SLOT_DATA) {
     /* The buffer stays untouched until the slot retires. */
+    check_step (slot, STEP_HASH);
     slot->kind = STEP_HASH;
+    slot->state = SLOT_BUSY;
+    slot_debug (slot, step_names[STEP_HASH]);
     ordered_hash_give (p->hash, slot);
   }
   else {
+    check_step (slot, STEP_READY);
     slot->kind = STEP_READY;
     slot->state = SLOT_DONE;
   }
@@ -319,25 +412,20 @@ retire (struct engine *e, struct pass *p)
 static void
 report_failure (struct engine *e, struct pass *p, const struct slot *slot)
 {
-  struct endpoint *const *ep = e->endpoints;
-  uint64_t offset = slot->offset, length = slot->length;
+  const struct engine_slot *es = &e->slots[slot->index];
 
   slot_debug (slot, "failed");
   if (slot->kind == STEP_HASH) {
     stop_fail (&e->stop, "%s%shashing failed at offset %" PRIu64
                " length %" PRIu64 ": %s", p->name ? p->name : "",
-               p->name ? ": " : "", offset, length, strerror (slot->error));
+               p->name ? ": " : "", slot->offset, slot->length,
+               strerror (slot->error));
     return;
   }
-  if (p->ops->failed_range)
-    p->ops->failed_range (p, slot, &offset, &length);
-  while (ep + 1 < e->endpoints + e->nr_endpoints &&
-         !endpoint_owns (*ep, slot->conn))
-    ep++;
   stop_fail (&e->stop, "%s: %s failed at offset %" PRIu64 " length %"
-             PRIu64 ": %s", endpoint_conn_name (*ep, slot->conn),
-             step_names[slot->kind], offset, length,
-             endpoint_strerror (*ep, slot->conn, slot->error));
+             PRIu64 ": %s", endpoint_conn_name (es->ep, slot->conn),
+             command_name (slot->kind), es->at, es->length,
+             endpoint_strerror (es->ep, slot->conn, slot->error));
 }
 
 /* The failed slot with the lowest offset, once the pass has taken back

@@ -74,9 +74,13 @@
 #include "progress.h"
 #include "ring.h"
 #include "stop.h"
+#include "zero.h"
 
-/* What a slot is doing, in slot->kind. */
+/* What a slot is doing, in slot->kind.  Only engine_start changes it,
+ * along the steps that engine.c's table allows (checked unless NDEBUG).
+ */
 enum step {
+  STEP_TAKEN,           /* taken by engine_take: no step started yet */
   STEP_READ,            /* reading its range */
   STEP_WRITE,           /* writing what it read */
   STEP_ZERO,            /* a zero command for a piece (tools/lib/zero.h) */
@@ -84,6 +88,7 @@ enum step {
                            the destination cannot zero */
   STEP_HASH,            /* with the hash threads */
   STEP_READY,           /* over: waits for its turn to retire */
+  NR_STEPS
 };
 extern const char *const step_names[]; /* in enum order, for messages */
 
@@ -108,11 +113,6 @@ struct pass_ops {
    * (the slot is busy again), false to report the failure.
    */
   bool (*retry) (struct pass *p, struct slot *slot);
-  /* Optional.  The range a failed step was working on, for the message,
-   * if not the slot's whole range.
-   */
-  void (*failed_range) (const struct pass *p, const struct slot *slot,
-                        uint64_t *offset, uint64_t *length);
   /* Optional.  Every byte is done: true once the pass is over too (a
    * flush may still be on its way).
    */
@@ -151,16 +151,24 @@ struct pass {
                                    message, if not NULL */
   const char *other_command;    /* for the timeout message when no read
                                    or write is outstanding, if not NULL */
+  bool no_hole;                 /* zero commands keep the range
+                                   allocated (--allocated) */
   uint64_t acted;               /* in_order: the next slot to act on */
 };
 
-/* Per slot, beside the ring: completion callbacks find the engine
- * here, and the depth's mark says when the slot was taken.
+/* What the engine keeps of a slot, beside the ring's struct slot
+ * (common/ring.h: its state, range and buffer), by slot index.
+ * Completion callbacks find the engine here.
  */
 struct engine_slot {
   struct engine *e;
   struct slot *slot;
-  struct depth_mark taken;
+  struct depth_mark taken;      /* when it was taken, for the depth */
+  struct endpoint *ep;          /* where its last command went */
+  uint64_t at, length;          /* the range of its step in flight: the
+                                   slot's, or a zero piece's */
+  struct zero_piece piece;      /* STEP_ZERO, STEP_WRITE_ZEROES: the
+                                   piece in flight (tools/lib/zero.h) */
 };
 
 /* A pass reads from one endpoint and may write to another. */
@@ -232,16 +240,32 @@ engine_stopping (const struct pass *p)
   return stop_requested (&p->e->stop);
 }
 
-/* A slot for the next piece, [p->next_offset, + length), and
- * next_offset moved past it.  With buffer, the slot takes the buffer
- * used last (tools/lib/buffers.h); a slot that does no I/O needs none.
+/* A slot for the next piece, [p->next_offset, + length), at
+ * STEP_TAKEN, and next_offset moved past it.  With buffer, the slot
+ * takes the buffer used last (tools/lib/buffers.h); a slot that does
+ * no I/O needs none.
  */
 struct slot *engine_take (struct pass *p, uint64_t length, bool buffer);
 
-/* Start reading the slot's range from ep (STEP_READ), on the
- * connection with the least in flight.
+/* Start the slot's next step: the one place a step begins.  For a
+ * command (read, write, zero, write zeroes), on ep, over [at, at +
+ * length): the slot's range, or a zero piece within it.  Each command
+ * completes the same way, and the slot is the pass's again, through
+ * ops->step_done, in a later turn of the loop.  STEP_HASH and
+ * STEP_READY are engine_finish's.
  */
-void engine_read (struct pass *p, struct slot *slot, struct endpoint *ep);
+void engine_start (struct pass *p, struct slot *slot, enum step step,
+                   struct endpoint *ep, uint64_t at, uint64_t length);
+
+/* Start reading the slot's whole range from ep (STEP_READ). */
+static inline void
+engine_read (struct pass *p, struct slot *slot, struct endpoint *ep)
+{
+  engine_start (p, slot, STEP_READ, ep, slot->offset, slot->length);
+}
+
+/* The zero piece of a slot (tools/lib/zero.h), kept by the engine. */
+struct zero_piece *engine_piece (struct pass *p, const struct slot *slot);
 
 /* A range that needs no slot at all is done (a skipped hole). */
 void engine_skip (struct pass *p, uint64_t length);

@@ -174,12 +174,6 @@ local_update (struct endpoint *ep)
   file_update (file_of (ep));
 }
 
-static bool
-local_owns (const struct endpoint *ep, const void *conn)
-{
-  return conn == file_of (ep);
-}
-
 /* A read that met the end of the file: it shrank under the program. */
 static const char *
 local_strerror (struct endpoint *ep, const void *conn, int err)
@@ -278,7 +272,6 @@ static const struct endpoint_ops local_ops = {
   .flush = local_flush,
   .busy = local_busy,
   .update = local_update,
-  .owns = local_owns,
   .strerror = local_strerror,
   .map_open = local_map_open,
   .map_pump = local_map_pump,

@@ -195,18 +195,6 @@ remote_set_describe (struct endpoint *ep, conn_describe_fn describe,
   server_set_describe (server_of (ep), describe, data);
 }
 
-static bool
-remote_owns (const struct endpoint *ep, const void *conn)
-{
-  const struct server *s = server_of (ep);
-  unsigned i;
-
-  for (i = 0; i < s->n; i++)
-    if (conn == s->v[i])
-      return true;
-  return false;
-}
-
 static const char *
 remote_conn_name (const struct endpoint *ep, const void *conn)
 {
@@ -277,7 +265,6 @@ static const struct endpoint_ops remote_ops = {
   .check = remote_check,
   .update = remote_update,
   .set_describe = remote_set_describe,
-  .owns = remote_owns,
   .conn_name = remote_conn_name,
   .strerror = remote_strerror,
   .map_open = remote_map_open,

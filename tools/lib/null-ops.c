@@ -41,13 +41,6 @@ null_size (const struct endpoint *ep)
   return SIZE_UNKNOWN;
 }
 
-/* It is sent no command, so no slot's command is its. */
-static bool
-null_owns (const struct endpoint *ep, const void *conn)
-{
-  return false;
-}
-
 static void
 null_close (struct endpoint *const eps[], size_t n, const struct stop *s)
 {
@@ -59,6 +52,5 @@ null_close (struct endpoint *const eps[], size_t n, const struct stop *s)
 
 static const struct endpoint_ops null_ops = {
   .size = null_size,
-  .owns = null_owns,
   .close = null_close,
 };

@@ -179,8 +179,6 @@ ordered_hash_start (struct ordered_hash *sh, struct blkhash *h,
 void
 ordered_hash_give (struct ordered_hash *sh, struct slot *slot)
 {
-  slot->state = SLOT_BUSY;
-  slot_debug (slot, "hashing");
   pool_give (&sh->pool, slot);
 }
 

@@ -113,8 +113,8 @@ void ordered_hash_check (const struct blkhash *hash, unsigned nr_slots,
 void ordered_hash_start (struct ordered_hash *sh, struct blkhash *h,
                          struct ev_loop *loop, struct ring *ring);
 
-/* Loop thread: hand a slot whose buffer holds its data to the threads.
- * The slot becomes SLOT_BUSY (its kind is the caller's);
+/* Loop thread: hand a slot whose buffer holds its data to the threads,
+ * the caller having made it SLOT_BUSY (engine_finish);
  * ordered_hash_done says when it is over.
  */
 void ordered_hash_give (struct ordered_hash *sh, struct slot *slot);

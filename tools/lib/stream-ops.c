@@ -139,12 +139,6 @@ piped_update (struct endpoint *ep)
   stream_update (stream_of (ep));
 }
 
-static bool
-piped_owns (const struct endpoint *ep, const void *conn)
-{
-  return conn == stream_of (ep);
-}
-
 static const char *
 piped_strerror (struct endpoint *ep, const void *conn, int err)
 {
@@ -173,7 +167,6 @@ static const struct endpoint_ops piped_ops = {
   .busy = piped_busy,
   .stopping = piped_stopping,
   .update = piped_update,
-  .owns = piped_owns,
   .strerror = piped_strerror,
   .close = piped_close,
 };
