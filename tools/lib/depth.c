@@ -319,12 +319,55 @@ end_startup (struct depth *d, uint64_t rtt_ns, uint64_t now_ns)
   return start_drain (d, rtt_ns, now_ns);
 }
 
+/* One more epoch while starting.  Startup ends once the rate has grown
+ * by less than a quarter in three epochs running: then the path is full
+ * (BBR's "full bandwidth reached"); or at once when no slot of the
+ * epoch came back within QUEUE_RTT of the shortest round trip: the
+ * depth has begun to queue in the servers, as TCP's HyStart (Ha and
+ * Rhee, "Taming the elephants", 2008) leaves slow start when round
+ * trips grow.  True if the epoch's decision is made: startup ended
+ * with a change of depth (d->changed) or a drain.
+ */
+static bool
+startup_epoch (struct depth *d, double rate, uint64_t rtt, uint64_t now_ns)
+{
+  d->startup_epochs++;
+  if (rate >= 1.25 * d->full_rate) {
+    d->full_rate = rate;
+    d->flat_epochs = 0;
+  }
+  else
+    d->flat_epochs++;
+  return (d->flat_epochs >= 3 || rtt > QUEUE_RTT * d->rtprop_ns) &&
+    ((d->changed = end_startup (d, rtt, now_ns)) || d->drain_ns > 0);
+}
+
+/* The depth follows what the path holds, times the gain: while
+ * starting, only more (it may have started at larger requests than
+ * its floor); once started, only a change of more than
+ * DEPTH_HYSTERESIS either way.
+ */
+static void
+follow_path (struct depth *d)
+{
+  double target = (d->startup ? STARTUP_GAIN : STEADY_GAIN) * d->btlbw *
+    d->rtprop_ns / 1e9;
+  double now = (double) d->requests * d->request_size;
+
+  if (d->startup)
+    target = MIN (target, STARTUP_GAIN * d->epoch_bytes);
+  if (d->startup || target > now * DEPTH_HYSTERESIS ||
+      target * DEPTH_HYSTERESIS < now)
+    d->changed = set_depth (d, target, d->startup);
+  d->epoch_bytes = d->requests * d->request_size;
+  d->epoch_delivered = d->delivered;
+}
+
 static bool
 update (struct depth *d, uint64_t now_ns)
 {
   uint64_t length, rtt, free_ns;
   unsigned slot;
-  double target, now;
 
   d->changed = false;
   if (d->epoch_start_ns == 0 || d->epoch_rtt_ns == 0)
@@ -344,13 +387,6 @@ update (struct depth *d, uint64_t now_ns)
   d->epoch_rate = 0;
   d->epoch_rtt_ns = 0;
   d->epoch_free_ns = 0;
-  /* Startup ends once the rate has grown by less than a quarter in
-   * three epochs running: then the path is full (BBR's "full
-   * bandwidth reached"); or at once when no slot of the epoch came back
-   * within QUEUE_RTT of the shortest round trip: the depth has begun
-   * to queue in the servers, as TCP's HyStart (Ha and Rhee, "Taming the
-   * elephants", 2008) leaves slow start when round trips grow.
-   */
   estimate (d, free_ns, now_ns);
   /* No shorter round trip for RTPROP_WINDOW_NS: measure it again with
    * a drain, whose round trip replaces it (BBR's PROBE_RTT).
@@ -361,33 +397,9 @@ update (struct depth *d, uint64_t now_ns)
     d->changed = start_drain (d, rtt, now_ns);
     return d->changed;
   }
-  if (d->startup) {
-    d->startup_epochs++;
-    if (d->rate[slot] >= 1.25 * d->full_rate) {
-      d->full_rate = d->rate[slot];
-      d->flat_epochs = 0;
-    }
-    else
-      d->flat_epochs++;
-    if ((d->flat_epochs >= 3 || rtt > QUEUE_RTT * d->rtprop_ns) &&
-        ((d->changed = end_startup (d, rtt, now_ns)) || d->drain_ns > 0))
-      return d->changed;
-  }
-
-  /* What the path holds, times the gain: while starting, only more (it
-   * may have started at larger requests than its least); once started,
-   * only a change of more than DEPTH_HYSTERESIS either way.
-   */
-  target = (d->startup ? STARTUP_GAIN : STEADY_GAIN) * d->btlbw *
-    d->rtprop_ns / 1e9;
-  if (d->startup)
-    target = MIN (target, STARTUP_GAIN * d->epoch_bytes);
-  now = (double) d->requests * d->request_size;
-  if (d->startup || target > now * DEPTH_HYSTERESIS ||
-      target * DEPTH_HYSTERESIS < now)
-    d->changed = set_depth (d, target, d->startup);
-  d->epoch_bytes = d->requests * d->request_size;
-  d->epoch_delivered = d->delivered;
+  if (d->startup && startup_epoch (d, d->rate[slot], rtt, now_ns))
+    return d->changed;
+  follow_path (d);
   return d->changed;
 }
 
