@@ -95,12 +95,43 @@ open_waiting (const char *path, bool writing)
   return fd;
 }
 
+/* Only a pipe or socket may block once ready: a write of more than
+ * the pipe holds waits for the reader, and the loop with it.  So it is
+ * made non-blocking, and its flags given back at exit.  0, or -1 with
+ * errno.
+ */
+static int
+make_nonblocking (struct stream *s, const struct stat *st)
+{
+  int flags = fcntl (s->fd, F_GETFL);
+
+  if (flags == -1 ||
+      (!(flags & O_NONBLOCK) &&
+       fcntl (s->fd, F_SETFL, flags | O_NONBLOCK) == -1))
+    return -1;
+  if (!(flags & O_NONBLOCK)) {
+    s->saved_flags = flags;
+    remember (s);
+  }
+  s->nonblocking = true;
+#ifdef F_SETPIPE_SZ
+  /* A pipe holds 64 KiB by default: a request of 1 MiB would take
+   * sixteen wake-ups of each side.  Linux lets any process grow it to
+   * /proc/sys/fs/pipe-max-size (1 MiB by default); where it cannot,
+   * the pipe stays as it was, only slower.
+   */
+  if (S_ISFIFO (st->st_mode) && fcntl (s->fd, F_SETPIPE_SZ, PIPE_SIZE) == -1)
+    debug ("%s: the pipe stays at its size: F_SETPIPE_SZ: %s", s->name,
+           strerror (errno));
+#endif
+  return 0;
+}
+
 int
 stream_open (struct stream *s, struct ev_loop *loop, const char *name,
              const char *path, bool writing, char *why, size_t len)
 {
   struct stat st;
-  int flags;
 
   memset (s, 0, sizeof *s);
   s->loop = loop;
@@ -128,32 +159,10 @@ stream_open (struct stream *s, struct ev_loop *loop, const char *name,
               "program", s->close_fd ? path : "standard output");
     return ENOTTY;
   }
-  /* Only a pipe or socket may block once ready: a write of more than
-   * the pipe holds waits for the reader, and the loop with it.
-   */
-  if (S_ISFIFO (st.st_mode) || S_ISSOCK (st.st_mode)) {
-    flags = fcntl (s->fd, F_GETFL);
-    if (flags == -1 ||
-        (!(flags & O_NONBLOCK) &&
-         fcntl (s->fd, F_SETFL, flags | O_NONBLOCK) == -1)) {
-      snprintf (why, len, "%s: fcntl: %s", path, strerror (errno));
-      return errno;
-    }
-    if (!(flags & O_NONBLOCK)) {
-      s->saved_flags = flags;
-      remember (s);
-    }
-    s->nonblocking = true;
-#ifdef F_SETPIPE_SZ
-    /* A pipe holds 64 KiB by default: a request of 1 MiB would take
-     * sixteen wake-ups of each side.  Linux lets any process grow it to
-     * /proc/sys/fs/pipe-max-size (1 MiB by default); where it cannot,
-     * the pipe stays as it was, only slower.
-     */
-    if (S_ISFIFO (st.st_mode) && fcntl (s->fd, F_SETPIPE_SZ, PIPE_SIZE) == -1)
-      debug ("%s: the pipe stays at its size: F_SETPIPE_SZ: %s", name,
-             strerror (errno));
-#endif
+  if ((S_ISFIFO (st.st_mode) || S_ISSOCK (st.st_mode)) &&
+      make_nonblocking (s, &st) == -1) {
+    snprintf (why, len, "%s: fcntl: %s", path, strerror (errno));
+    return errno;
   }
   if (writing)
     signal (SIGPIPE, SIG_IGN);
