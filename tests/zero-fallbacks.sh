@@ -33,10 +33,12 @@ check d1
 
 # A destination that cannot zero (nozero: can_zero is false) gets the
 # zero extents written from a buffer of zeroes, request size at most,
-# and never a zero command.
+# and never a zero command.  -v names each such write for what it is.
 start_nbdkit d2 --filter=log --filter=nozero --filter=noextents \
   memory $size logfile="$tmpdir/d2.log"
-nbd-evcopy --request-size=4M "$src" "$d2"
+nbd-evcopy -v --request-size=4M "$src" "$d2" 2>"$tmpdir/stderr"
+grep -Eq '^slot +[0-9]+ seq [0-9]+ +busy +write zeroes +offset 32768 ' \
+  "$tmpdir/stderr" || fail "-v shows no write zeroes at offset 32768"
 expect_commands "$tmpdir/d2.log" "Write 0 32768
 Write 32768 4194304
 Write 4227072 4128768
