@@ -130,7 +130,7 @@ got=$(nbd-evcopy --checksum "$e" "$f") || fail "1 TiB copy"
 fresh dst 12345679
 expect_error "--block-size needs --checksum" \
   nbd-evcopy --block-size=4k "$da" "$dst"
-expect_error "--request-size: 65536 is not a multiple of the block size" \
+expect_error "--request-size: 64k is not a multiple of the block size (131072 bytes)" \
   nbd-evcopy --checksum --block-size=128k --request-size=64k \
   "$da" "$dst"
 expect_error "nbd-evcopy: unknown digest 'no-such-digest'" \

@@ -1085,6 +1085,7 @@ static void
 check_options (struct copy_options *co)
 {
   struct shared_options *o = &co->o;
+  char *err;
 
   /* A destination that reads as zeroes may still be sparse, so skipping
    * its zero extents would break the promise of --allocated.
@@ -1117,15 +1118,8 @@ check_options (struct copy_options *co)
   if (co->checksum) {
     if (co->block_size == 0)
       co->block_size = BLKHASH_BLOCK_SIZE;
-    /* Every piece holds whole blocks, or a block would straddle two
-     * slots; a request must hold at least one.
-     */
-    if (o->request_size % co->block_size != 0) {
-      if (o->request_size_given)
-        die ("--request-size: %" PRIu64 " is not a multiple of the block "
-             "size (%" PRIu64 " bytes)", o->request_size, co->block_size);
-      o->request_size = co->block_size;
-    }
+    if (option_request_size_in_blocks (o, co->block_size, &err) == -1)
+      die_error (err);
   }
   engine_bounds (o, co->checksum ? co->digest : NULL, co->block_size,
                  &co->max_requests, &co->max_size);

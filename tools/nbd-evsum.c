@@ -451,13 +451,10 @@ static void
 check_options (struct sum_options *so)
 {
   struct shared_options *o = &so->o;
+  char *err;
 
-  if (!o->request_size_given)
-    o->request_size = MAX ((uint64_t) DEFAULT_REQUEST_SIZE, so->block_size);
-  /* Every read holds whole blocks, or a block would straddle two. */
-  else if (o->request_size % so->block_size != 0)
-    die ("--request-size: %s is not a multiple of the block size (%"
-         PRIu64 " bytes)", o->request_size_arg, so->block_size);
+  if (option_request_size_in_blocks (o, so->block_size, &err) == -1)
+    die_error (err);
   engine_bounds (o, so->digest, so->block_size, &so->max_requests,
                  &so->max_size);
 }

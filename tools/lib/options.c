@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,20 @@ option_depth_bounds (const struct shared_options *o, unsigned *max_requests,
     : MAX (o->request_size, ADAPT_MAX_SIZE);
   *max_requests = o->requests_given ? o->requests
     : MAX (o->requests, MIN (MAX_REQUESTS, ADAPT_MEMORY / *max_size));
+}
+
+int
+option_request_size_in_blocks (struct shared_options *o, uint64_t block_size,
+                               char **err)
+{
+  if (o->request_size % block_size == 0)
+    return 0;
+  if (o->request_size_given)
+    return set_error (err, "--request-size: %s is not a multiple of the "
+                      "block size (%" PRIu64 " bytes)", o->request_size_arg,
+                      block_size);
+  o->request_size = round_up (o->request_size, block_size);
+  return 0;
 }
 
 int

@@ -125,6 +125,17 @@ void option_help_shared (FILE *fp);
 bool option_shared (int c, const char *arg, struct shared_options *o,
                     unsigned max_connections);
 
+/* Both tools' rule for the request size of a block hash in blocks of
+ * block_size (a power of two): every request holds whole blocks, or a
+ * block would straddle two slots.  0 with o->request_size a multiple
+ * of block_size: as given, or without --request-size the size requests
+ * start at, rounded up to one.  -1 for a --request-size that
+ * block_size does not divide, with a message naming it as typed in
+ * *err.
+ */
+int option_request_size_in_blocks (struct shared_options *o,
+                                   uint64_t block_size, char **err);
+
 /* The most the depth may grow to (tools/lib/depth.h) before the servers'
  * own limits, from --requests and --request-size in o: a value given
  * explicitly is its own maximum.
