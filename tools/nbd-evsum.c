@@ -14,7 +14,8 @@
  *    complete in any order, but the hash is fed strictly in offset order
  *    as slots retire from the head of the ring (tools/lib/engine.h, which
  *    runs the loop for both tools).  How many reads, and of what size,
- *    follows the server (tools/lib/depth.h).
+ *    follows the server (tools/lib/depth.h).  The pass that reads and
+ *    hashes an image is tools/lib/sum-pass.c.
  *
  *  - Work handed to threads beside the loop (common/pool.c, joined to
  *    the ring's digest areas in tools/lib/ordered-hash.c).  The loop
@@ -75,23 +76,13 @@
 #include <ev.h>
 
 #include "blkhash.h"
-#include "block-size.h"
 #include "captive.h"
 #include "engine.h"
-#include "extents.h"
 #include "image.h"
 #include "options.h"
 #include "ordered-hash.h"
-#include "plan.h"
+#include "sum-pass.h"
 #include "util.h"
-
-/* Longest zero run in one slot.  The loop thread feeds zero runs to the
- * outer digest itself (there is nothing for a hash thread to compute),
- * and the cap keeps each such stall of the I/O short: 65536 digests,
- * about a millisecond.  Block status without 64-bit lengths never
- * reports more than this anyway.
- */
-#define MAX_ZERO_RUN (UINT64_C (1) << 32)
 
 /* The options, as parse_options stores them. */
 struct sum_options {
@@ -103,131 +94,12 @@ struct sum_options {
   bool several;                 /* more than one image to hash */
 };
 
-/* One image's hash: the pass the engine runs (tools/lib/engine.h). */
-struct sum {
-  struct pass pass;             /* first: the ops cast back */
-  struct endpoint *src;
-  struct extent_map map;
-  uint64_t block_size;
-};
-
-/* Fill idle slots: zero runs where block status says whole blocks read
- * as zeroes, reads everywhere else (tools/lib/plan.h).  The depth
- * (tools/lib/depth.h) is the reads in flight; as many slots again, within
- * the ring, may hold data read and waiting for the hash threads, so
- * that a backlog to hash does not stop the reads while a late server
- * is the bottleneck, nor grow without bound while the hashing is.  With
- * --requests the ring has that many slots, and they bound both
- * together.  A zero run needs no I/O and no hashing: it is over the
- * moment it is taken, and still goes through the ring so that it is
- * fed to the outer digest in its turn, after every read before it.
+/* Connect, check the image against the server's limits, size the
+ * depth and the ring, and ready the pass over the image.
  */
 static void
-fill (struct pass *p)
-{
-  struct sum *s = (struct sum *) p;
-  struct engine *e = p->e;
-  const struct depth *d = &e->depth;
-  uint64_t ahead = d->requests * d->request_size, length;
-  struct slot *slot;
-
-  /* A stream: one read at a time, as blksum reads standard input, while
-   * the hash threads work on what came before.
-   */
-  if (p->open_ended) {
-    if (e->reads == 0 && !endpoint_ended (s->src) &&
-        e->ring->in_use < e->ring->nr_slots) {
-      slot = engine_take (p, d->request_size, true);
-      slot->flags = SLOT_DATA;
-      engine_read (p, slot, s->src);
-    }
-    return;
-  }
-
-  while (p->next_offset < p->size && e->reads < d->requests &&
-         e->ring->in_use < MIN (2 * d->requests, e->ring->nr_slots)) {
-    /* Block status asks for a window of up to 4 GiB at a time, with one
-     * command in flight; until the map reaches next_offset, wait for it.
-     */
-    endpoint_map_pump (s->src, &s->map, &e->stop, p->next_offset, ahead);
-    switch (plan_sum (&s->map, p->next_offset, p->size, d->request_size,
-                      s->block_size, MAX_ZERO_RUN, &length)) {
-    case WORK_SKIP:
-      slot = engine_take (p, length, false);
-      slot->flags = SLOT_ZEROES;
-      engine_finish (p, slot);
-      slot_debug (slot, "zero run");
-      break;
-    case WORK_READ:
-      slot = engine_take (p, length, true);
-      slot->flags = SLOT_DATA;
-      engine_read (p, slot, s->src);
-      break;
-    default:
-      goto wait;
-    }
-  }
- wait:
-  /* Also when the ring is full: the next window arrives while the reads
-   * are in flight.
-   */
-  endpoint_map_pump (s->src, &s->map, &e->stop, p->next_offset, ahead);
-}
-
-/* A read is done, and every slot before it has moved on (the pass is
- * in order, tools/lib/engine.h): its data goes to the hash threads.
- * Once stopping, what is read is no longer hashed.  A stream that
- * ended with this read has its size: the digest includes it.
- */
-static void
-step_done (struct pass *p, struct slot *slot)
-{
-  struct sum *s = (struct sum *) p;
-
-  if (slot->kind != STEP_READ || engine_stopping (p))
-    return;
-  if (endpoint_ended (s->src)) {
-    p->size = p->next_offset = slot->offset + slot->length;
-    debug ("%s ended after %" PRIu64 " bytes", s->src->name, p->size);
-  }
-  if (slot->length == 0)        /* nothing more came: nothing to hash */
-    slot->flags = SLOT_ZEROES;
-  engine_finish (p, slot);
-}
-
-/* After a signal: how far the hash of which image got.  A failure
- * names the image itself.
- */
-static char *
-where (const struct pass *p)
-{
-  char *s;
-  int r;
-
-  if (p->e->stop.signum == 0)
-    return NULL;
-  if (p->open_ended)
-    r = asprintf (&s, " after hashing %" PRIu64 " bytes of %s; no digest",
-                  p->bytes_done, p->name);
-  else
-    r = asprintf (&s, " after hashing %" PRIu64 " of %" PRIu64 " bytes of "
-                  "%s; no digest", p->bytes_done, p->size, p->name);
-  return r == -1 ? NULL : s;
-}
-
-static const struct pass_ops sum_ops = {
-  .fill = fill,
-  .step_done = step_done,
-  .where = where,
-};
-
-/* Connect, check the image against the server's limits, and size the
- * depth and the ring.  Block status goes to one connection: the map is
- * one sequence.
- */
-static void
-open_image (struct engine *e, struct sum *s, const struct sum_options *so,
-            struct image *img)
+open_image (struct engine *e, struct sum_pass *s,
+            const struct sum_options *so, struct image *img)
 {
   /* Block status is what lets zero runs go unread; reads need no
    * zeroing by libnbd, as a failed read's buffer is never hashed.
@@ -236,20 +108,21 @@ open_image (struct engine *e, struct sum *s, const struct sum_options *so,
     .pread_initialize = false, .want_extents = true,
     .socket_buffer = so->o.socket_buffer,
   };
+  struct endpoint *src;
+  uint64_t size;
   char adapt[64];
 
   image_prepare (img, NULL, false, so->o.cache);
   engine_init (e, &so->o);
-  s->src = engine_open (e, img->name, img, &opts, false);
+  src = engine_open (e, img->name, img, &opts, false);
   engine_set_depth (e, so->o.requests, so->o.request_size,
                     so->o.request_size_given, so->max_requests,
                     so->max_size, so->block_size);
-  s->pass.size = endpoint_size (s->src);
-  s->pass.open_ended = s->pass.size == SIZE_UNKNOWN;
-  endpoint_check_end (s->src, s->pass.size);
-  endpoint_map_open (s->src, &s->map);
+  size = endpoint_size (src);
+  endpoint_check_end (src, size);
+  sum_pass_open (s, src, size, so->block_size);
   debug ("hashing %" PRIu64 " bytes with %s, %" PRIu64 "-byte blocks, "
-         "%u requests of %" PRIu64 " bytes (%s)", s->pass.size, so->digest,
+         "%u requests of %" PRIu64 " bytes (%s)", size, so->digest,
          so->block_size, e->depth.requests, e->depth.request_size,
          depth_describe (&e->depth, adapt, sizeof adapt));
 }
@@ -262,14 +135,13 @@ static void __attribute__ ((noreturn))
 checksum_image (const struct sum_options *so, struct image *img)
 {
   struct engine e;
-  struct sum s = {
+  struct sum_pass s = {
     .pass = {
-      .ops = &sum_ops, .sample_reads = true, .in_order = true,
-      .name = img->name, .other_command = "block status",
+      .name = img->name,
       /* With several images, each frame of the bar names its own. */
       .label = so->several ? img->name : NULL,
     },
-    .block_size = so->block_size,
+    .left = "no digest",
   };
   struct ordered_hash sh;
   struct blkhash hash;
@@ -282,11 +154,10 @@ checksum_image (const struct sum_options *so, struct image *img)
   /* The digest follows on stdout: the bar is cleared, as blksum does. */
   engine_run (&e, &s.pass);
   ordered_hash_final (&sh, s.pass.size, hex);
-  debug ("%" PRIu64 " block-status commands", s.map.commands);
+  sum_pass_close (&s);
   printf ("%s  %s\n", hex, img->name);
 
   engine_close (&e);
-  extents_free (&s.map);
   engine_free (&e);
   ordered_hash_free (&sh);
   image_free (img);
