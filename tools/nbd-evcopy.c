@@ -24,7 +24,8 @@
  *    fed.
  *
  *  - --verify: after the copy, a second pass reads the destination back
- *    the same way, and its digest is compared with the source's.
+ *    as nbd-evsum reads an image (tools/lib/sum-pass.h), and its digest
+ *    is compared with the source's.
  *
  * docs/nbd-evcopy.pod is its manual.  For example:
  *
@@ -63,6 +64,7 @@
 #include "ordered-hash.h"
 #include "plan.h"
 #include "ring-query.h"
+#include "sum-pass.h"
 #include "util.h"
 #include "zero.h"
 
@@ -91,15 +93,11 @@ struct copy_options {
   uint64_t max_size;
 };
 
-/* One run of the loop over the image: the copy, or the --verify pass
- * that reads the destination back (tools/lib/engine.h).
- */
+/* The copy: one run of the loop over the image (tools/lib/engine.h). */
 struct copy {
   struct pass pass;             /* first: the ops cast back */
   struct endpoint *src;         /* what is read */
-  struct endpoint *dst;         /* what is written; NULL in the --verify
-                                   pass */
-  bool verifying;               /* the --verify pass */
+  struct endpoint *dst;         /* what is written */
   bool dst_created;             /* the destination is a new file */
   const char *dst_name;         /* as the user gave it */
   bool resumable;               /* --resume could go on from where it
@@ -196,14 +194,7 @@ retry (struct pass *p, struct slot *slot)
   return true;
 }
 
-/* True if nothing is written: null:, or the --verify pass. */
-static bool
-writes_nothing (const struct copy *c)
-{
-  return c->dst == NULL || c->dst->discards;
-}
-
-/* A read came back.  Data is written (in the --verify pass, hashed).
+/* A read came back.  Data is written (to null:, only hashed).
  * An all-zero buffer needs no write: nothing at all where the
  * destination reads as zeroes already (SLOT_ONTO_ZEROES, decided when
  * the read was planned), otherwise one zero command, which lets the
@@ -219,7 +210,7 @@ read_complete (struct copy *c, struct slot *slot)
   if (!c->sparse || slot->length % c->planner.block != 0 ||
       !is_zero (slot->buf, slot->length)) {
     slot->flags |= SLOT_DATA;
-    if (writes_nothing (c))
+    if (c->dst->discards)
       engine_finish (&c->pass, slot);
     else
       start_write (c, slot);
@@ -407,8 +398,7 @@ finished (struct pass *p)
   struct copy *c = (struct copy *) p;
 
   /* A stream's last zeroes may be holes past a new file's end. */
-  if (p->open_ended && c->dst != NULL &&
-      endpoint_extend (c->dst, p->size) == -1) {
+  if (p->open_ended && endpoint_extend (c->dst, p->size) == -1) {
     stop_fail (&p->e->stop, "destination: cannot make it %" PRIu64
                " bytes: %s", p->size, strerror (errno));
     return false;
@@ -430,7 +420,7 @@ stopped (struct pass *p)
   /* A stream's copy into a new file: zeroes below the offset reported
    * may be holes past the file's end, which must read as zeroes too.
    */
-  if (e->stop.signum != 0 && p->open_ended && c->dst != NULL &&
+  if (e->stop.signum != 0 && p->open_ended &&
       endpoint_extend (c->dst, ring_low_water (e->ring,
                                                p->next_offset)) == -1)
     message ("destination: cannot extend it: %s", strerror (errno));
@@ -512,24 +502,19 @@ where (const struct pass *p)
   size_t len;
   FILE *f;
 
-  if (!writes_nothing (c))
+  if (!c->dst->discards)
     below = endpoint_complete_below (c->dst,
                                      ring_low_water (p->e->ring,
                                                      p->next_offset));
   /* A failure before any of a destination that was there holds the
    * copy: the command as given is the one to run again.
    */
-  if (!signal && !c->verifying &&
-      (writes_nothing (c) || (below == 0 && !c->dst_created)))
+  if (!signal && (c->dst->discards || (below == 0 && !c->dst_created)))
     return NULL;
   f = open_memstream (&s, &len);
   if (f == NULL)
     return NULL;
-  if (c->verifying)
-    fprintf (f, "%s the verify pass, after %" PRIu64 " bytes; the copy "
-             "itself is complete", signal ? " during" : "; in",
-             p->bytes_done);
-  else if (writes_nothing (c))
+  if (c->dst->discards)
     fprintf (f, " after reading %" PRIu64 " bytes into null:",
              p->bytes_done);
   else {
@@ -796,40 +781,30 @@ start_hash (struct ordered_hash *sh, const struct engine *e,
     ordered_hash_record (sh);
 }
 
-/* --verify, once the copy has succeeded: a second pass over the ring,
- * with the destination as what is read and nothing to write.  Its own
- * block status decides what is read; every zero extent is hashed as
- * zeroes without reading, every data buffer only hashed, as in
- * nbd-evsum.  The digest of its first size bytes goes to dst_hex.
+/* --verify, once the copy has succeeded: a second pass over the ring
+ * and the connections, which hashes the destination's first size
+ * bytes as nbd-evsum hashes an image (tools/lib/sum-pass.h): in offset
+ * order, its own block status deciding what is read.  A stop in it
+ * says that the copy itself is complete.  The digest goes to dst_hex.
  */
 static void
 verify_copy (struct engine *e, const struct copy *copy,
              const struct copy_options *co, struct ordered_hash *dst_hash,
              char *dst_hex)
 {
-  struct copy v = {
-    .pass = { .ops = &copy_ops, .size = copy->pass.size, .hash = dst_hash,
-              .keep_bar = true, .label = "verify" },
-    .src = copy->dst,
-    .verifying = true,
-    .planner = {
-      .dst_is_zero = true, .dst_can_zero = copy->planner.dst_can_zero,
-      .size = copy->pass.size, .block = copy->planner.block,
-    },
-    .sparse = true,
-    .zero_max = copy->zero_max,
+  struct sum_pass v = {
+    .pass = { .hash = dst_hash, .keep_bar = true, .label = "verify" },
+    .stage = "the verify pass",
+    .left = "the copy itself is complete",
   };
 
-  endpoint_map_open (v.src, &v.read_map);
-  v.planner.read_map = &v.read_map;
+  sum_pass_open (&v, copy->dst, copy->pass.size, co->block_size);
   start_hash (dst_hash, e, co);
   debug ("verifying the destination's first %" PRIu64 " bytes",
          v.pass.size);
   engine_run (e, &v.pass);
   ordered_hash_final (dst_hash, v.pass.size, dst_hex);
-  debug ("verify: %" PRIu64 " block status, %" PRIu64 " reads in all",
-         v.read_map.commands, copy->nr_reads + v.nr_reads);
-  extents_free (&v.read_map);
+  sum_pass_close (&v);
 }
 
 /* --verify found a difference: its own exit status, apart from the

@@ -15,7 +15,8 @@
  *    as slots retire from the head of the ring (tools/lib/engine.h, which
  *    runs the loop for both tools).  How many reads, and of what size,
  *    follows the server (tools/lib/depth.h).  The pass that reads and
- *    hashes an image is tools/lib/sum-pass.c.
+ *    hashes an image is tools/lib/sum-pass.c, which nbd-evcopy --verify
+ *    runs over its destination too.
  *
  *  - Work handed to threads beside the loop (common/pool.c, joined to
  *    the ring's digest areas in tools/lib/ordered-hash.c).  The loop

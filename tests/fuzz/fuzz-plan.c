@@ -275,7 +275,7 @@ run_copy (struct fuzz_input *in)
   FUZZ_CHECK (zero_max <= MAX_LENGTH_32 && zero_max % min_block == 0);
   FUZZ_CHECK (dst_max == 0 || zero_max <= dst_max);
   make_image (in, &src, size);
-  /* A destination as large, or larger (the --verify pass's map). */
+  /* A destination as large, or larger. */
   make_image (in, &dst, size + MIN (take_bytes (in, 2), INT64_MAX - size));
   /* --resume: the pass starts at a block boundary past 0. */
   offset = size > MAX_PIECES || take_bool (in) ?

@@ -80,7 +80,7 @@ plan_copy (const struct copy_planner *pl, uint64_t offset,
   enum work work;
   bool whole;
 
-  /* A larger destination's map in the --verify pass goes past size. */
+  /* Nothing past size, whatever the map knows. */
   if (!extents_next (pl->read_map, offset, pl->size - offset, &e))
     return WORK_WAIT;
   extent_end = offset + e.length;

@@ -2,7 +2,10 @@
  *
  * One run of the engine's loop (tools/lib/engine.h) over an endpoint,
  * from offset 0, feeding the block hash of what it reads
- * (tools/lib/ordered-hash.h).  nbd-evsum runs one per image:
+ * (tools/lib/ordered-hash.h).  nbd-evsum runs one per image, and
+ * nbd-evcopy --verify one over the destination once the copy is done,
+ * so that verifying a copy and hashing the same image read it the same
+ * way, report the same failure and adapt the depth alike:
  *
  *  - What is read comes from block status (plan_sum, tools/lib/plan.h):
  *    a run of whole zero blocks is hashed without any I/O, a zero run;
