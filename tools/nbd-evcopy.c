@@ -833,6 +833,16 @@ verify_failed (const struct ordered_hash *src_hash,
   exit (EXIT_DIFFERENT);
 }
 
+/* Say under -v what the copy took (tests/zero-functions.sh reads it). */
+static void
+describe_done (const struct copy *c)
+{
+  debug ("done: %" PRIu64 " + %" PRIu64 " block status, %" PRIu64
+         " reads, %" PRIu64 " writes, %" PRIu64 " zeroes, %" PRIu64
+         " bytes skipped", c->read_map.commands, c->dst_map.commands,
+         c->nr_reads, c->nr_writes, c->nr_zeroes, c->bytes_skipped);
+}
+
 /* The copy itself, then --verify; 0 once every check passed. */
 static int
 copy_image (const struct copy_options *co, struct image images[2])
@@ -863,10 +873,7 @@ copy_image (const struct copy_options *co, struct image images[2])
   c.pass.keep_bar = true;
   c.pass.label = "copy";
   engine_run (&e, &c.pass);
-  debug ("done: %" PRIu64 " + %" PRIu64 " block status, %" PRIu64
-         " reads, %" PRIu64 " writes, %" PRIu64 " zeroes, %" PRIu64
-         " bytes skipped", c.read_map.commands, c.dst_map.commands,
-         c.nr_reads, c.nr_writes, c.nr_zeroes, c.bytes_skipped);
+  describe_done (&c);
   if (co->checksum)
     ordered_hash_final (&src_hash, c.pass.size, hex);
   if (co->verify)
