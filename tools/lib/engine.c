@@ -16,7 +16,6 @@
 
 #include <ev.h>
 
-#include "block-size.h"
 #include "engine.h"
 #include "ring-query.h"
 #include "util.h"
@@ -62,119 +61,6 @@ check_step (const struct slot *slot, enum step step)
   assert (slot->state != SLOT_BUSY || slot->kind == STEP_TAKEN);
   (void) slot;
   (void) step;
-}
-
-void
-engine_bounds (const struct shared_options *o, const char *digest,
-               uint64_t block_size, unsigned *max_requests,
-               uint64_t *max_size)
-{
-  struct blkhash hash;
-
-  option_depth_bounds (o, max_requests, max_size);
-  if (digest == NULL)
-    return;
-  ordered_hash_setup (&hash, digest, block_size);
-  ordered_hash_bound (&hash, o->requests, o->request_size, max_requests,
-                      max_size);
-  blkhash_free (&hash);
-}
-
-void
-engine_init (struct engine *e, const struct shared_options *o)
-{
-  memset (e, 0, sizeof *e);
-  e->loop = EV_DEFAULT;
-  e->timeout = o->timeout;
-  e->connections = o->connections;
-  e->progress_mode = o->progress_mode;
-  e->cache = o->cache;
-  stop_init (&e->stop, e->loop, o->timeout > 0 ? 0 : STOP_GRACE);
-}
-
-struct endpoint *
-engine_open (struct engine *e, const char *name, struct image *img,
-             const struct handle_options *opts, bool writing)
-{
-  struct endpoint *ep = endpoint_open (e->loop, name, img, opts, e->timeout,
-                                       e->connections, writing, e->cache);
-
-  e->endpoints[e->nr_endpoints++] = ep;
-  return ep;
-}
-
-/* The ring and what goes beside it: n slots of the largest request the
- * depth may reach.
- */
-static void
-alloc_ring (struct engine *e, unsigned n)
-{
-  unsigned i;
-  uint64_t size = e->depth.max_size;
-
-  e->ring = ring_new (n, 0);
-  e->slots = calloc (n, sizeof *e->slots);
-  if (e->ring == NULL || e->slots == NULL ||
-      buffers_init (&e->buffers, e->ring, size) == -1)
-    die ("cannot allocate %u requests of %" PRIu64 " bytes: %s", n, size,
-         strerror (errno));
-  e->ring->verbose = verbose;
-  for (i = 0; i < n; i++)
-    e->slots[i] = (struct engine_slot) { .e = e,
-                                         .slot = &e->ring->slots[i] };
-}
-
-/* The most requests the servers work on at once, summed over those a
- * slot passes through; 0 if there is none.
- */
-static unsigned
-served_at_once (const struct engine *e)
-{
-  unsigned i, n = 0;
-
-  for (i = 0; i < e->nr_endpoints; i++)
-    n += e->endpoints[i]->served_at_once;
-  return n;
-}
-
-void
-engine_set_depth (struct engine *e, unsigned requests, uint64_t request_size,
-                  bool size_given, unsigned max_requests, uint64_t max_size,
-                  uint64_t unit)
-{
-  unsigned i, served = served_at_once (e), nr_slots = max_requests;
-
-  /* An adapting number of requests grows no further than the servers
-   * work on at once: past that, requests only wait in them.  The ring
-   * keeps twice as many slots, within what it had, for nbd-evsum's
-   * slots that wait for the hash threads once read.
-   */
-  if (max_requests > requests && served > 0 && served < max_requests) {
-    max_requests = MAX (requests, served);
-    nr_slots = MIN (nr_slots, 2 * max_requests);
-  }
-
-  /* A server whose maximum block size is below the default gets
-   * smaller requests; one asked for explicitly is checked as given.
-   * Requests grow by doubling, within every server's maximum.  A local
-   * file takes any.
-   */
-  for (i = 0; i < e->nr_endpoints && !size_given; i++)
-    request_size = endpoint_fit_request_size (e->endpoints[i], request_size,
-                                              unit);
-  for (i = 0; i < e->nr_endpoints; i++)
-    max_size = endpoint_check_request_size (e->endpoints[i], request_size,
-                                            max_size);
-  depth_init (&e->depth, requests, request_size, max_requests, max_size);
-  /* With an NBD server, an adapting size starts at the largest: against
-   * a far server the climb is shorter, and against a near one the
-   * estimates bring it down (docs/techniques.md, section 13).  Between
-   * local files and streams alone it starts at the least, whose
-   * buffers of zeroes become holes more often.
-   */
-  if (served > 0)
-    depth_start (&e->depth, max_size);
-  alloc_ring (e, nr_slots);
 }
 
 /* A step's command, for messages: a buffer of zeroes is a write. */

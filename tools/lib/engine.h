@@ -54,6 +54,8 @@
  *
  * The engine's own state lives in struct engine, passed explicitly; the
  * prepare watcher is its first member, and the callback casts back.
+ * engine-setup.c opens the endpoints and sizes the depth and the ring;
+ * engine.c runs the loop and is the one place a slot's step changes.
  */
 
 #ifndef NBD_LIBEV_EXAMPLES_ENGINE_H
