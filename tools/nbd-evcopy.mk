@@ -2,7 +2,15 @@
 
 bin_PROGRAMS += tools/nbd-evcopy
 
-tools_nbd_evcopy_SOURCES = tools/nbd-evcopy.c
+tools_nbd_evcopy_SOURCES = \
+	tools/copy/copy.c \
+	tools/copy/main.c \
+	tools/copy/nbd-evcopy.h \
+	tools/copy/resume.c \
+	tools/copy/setup.c \
+	tools/copy/verify.c \
+	tools/copy/zeroes.c \
+	$(NULL)
 tools_nbd_evcopy_CPPFLAGS = $(TOOLS_INCLUDES)
 tools_nbd_evcopy_CFLAGS = $(TOOLS_COMPILE_FLAGS)
 tools_nbd_evcopy_LDFLAGS = $(TOOLS_LINK_FLAGS)

@@ -38,7 +38,7 @@
  *    (BLKZEROOUT), in whole sectors.  A file system or device that
  *    cannot (EOPNOTSUPP: vfat, tmpfs's ZERO_RANGE, a disk without
  *    write-zeroes for PUNCH_HOLE) fails the command, and the program
- *    writes buffers of zeroes instead (tools/nbd-evcopy.c).
+ *    writes buffers of zeroes instead (tools/copy/zeroes.c).
  *
  *  - cache none: O_DIRECT, which needs buffers, offsets and lengths
  *    aligned to the device's logical block size.  The ring's buffers
