@@ -40,7 +40,6 @@ struct slot {
   enum slot_state state;
   int kind;             /* the program's: which step is running */
   unsigned flags;       /* the program's own */
-  void *conn;           /* the program's: where the command went */
   uint64_t seq;         /* issue number, counted from 0 */
   uint64_t offset;
   uint64_t length;      /* may exceed buf_size for work without a buffer */

@@ -219,29 +219,18 @@ test_first_failed_sparse (void)
   ring_free (ring);
 }
 
-/* The oldest busy slot is the one taken first, of a kind and on a
- * connection if asked; the low water mark is the lowest offset still in
- * use, or the next offset.
+/* The low water mark is the lowest offset still in use, or the next
+ * offset.
  */
 static void
-test_oldest_and_low_water (void)
+test_low_water (void)
 {
   struct ring *ring = ring_new (3, 0);
   struct slot *a = ring_take (ring, 200, 100);
   struct slot *b = ring_take (ring, 0, 100);
   struct slot *c = ring_take (ring, 100, 100);
 
-  CHECK (ring_oldest (ring, NULL, -1) == a);
-  CHECK (ring_oldest (ring, NULL, 1) == NULL);
-  a->kind = 1;
-  CHECK (ring_oldest (ring, NULL, 0) == b);
-  CHECK (ring_oldest (ring, NULL, 1) == a);
   ring_complete (a, 0);
-  CHECK (ring_oldest (ring, NULL, -1) == b);   /* done is not busy */
-  /* Filtered by where the command went. */
-  b->conn = &b;
-  CHECK (ring_oldest (ring, &b, -1) == b);
-  CHECK (ring_oldest (ring, &c, -1) == NULL);
   CHECK (ring_low_water (ring, 300) == 0);
   ring_release (b);
   CHECK (ring_low_water (ring, 300) == 100);
@@ -262,6 +251,6 @@ main (void)
   test_failure ();
   test_first_failed ();
   test_first_failed_sparse ();
-  test_oldest_and_low_water ();
+  test_low_water ();
   return check_status ("test-ring");
 }

@@ -99,44 +99,49 @@ endpoint_check_request_size (const struct endpoint *ep,
 }
 
 int
-endpoint_read (struct endpoint *ep, struct slot *slot, void *buf,
-               uint64_t length, uint64_t offset, nbd_completion_callback cb)
+endpoint_read (struct endpoint *ep, void *buf, uint64_t length,
+               uint64_t offset, uint64_t *got, nbd_completion_callback cb,
+               struct conn **conn)
 {
+  *conn = NULL;
   if (ep->ops->read == NULL) {
     errno = ENOTSUP;
     return -1;
   }
-  return ep->ops->read (ep, slot, buf, length, offset, cb);
+  return ep->ops->read (ep, buf, length, offset, got, cb, conn);
 }
 
 int
-endpoint_write (struct endpoint *ep, struct slot *slot, const void *buf,
-                uint64_t length, uint64_t offset, nbd_completion_callback cb)
+endpoint_write (struct endpoint *ep, const void *buf, uint64_t length,
+                uint64_t offset, nbd_completion_callback cb,
+                struct conn **conn)
 {
+  *conn = NULL;
   if (ep->ops->write == NULL) {
     errno = ENOTSUP;
     return -1;
   }
-  return ep->ops->write (ep, slot, buf, length, offset, cb);
+  return ep->ops->write (ep, buf, length, offset, cb, conn);
 }
 
 int
-endpoint_zero (struct endpoint *ep, struct slot *slot, uint64_t length,
-               uint64_t offset, bool no_hole, nbd_completion_callback cb)
+endpoint_zero (struct endpoint *ep, uint64_t length, uint64_t offset,
+               bool no_hole, nbd_completion_callback cb, struct conn **conn)
 {
+  *conn = NULL;
   /* The caller asked can_zero first. */
   if (ep->ops->zero == NULL || !ep->can_zero) {
     errno = ENOTSUP;
     return -1;
   }
-  return ep->ops->zero (ep, slot, length, offset, no_hole, cb);
+  return ep->ops->zero (ep, length, offset, no_hole, cb, conn);
 }
 
 int
-endpoint_issue_errno (struct endpoint *ep, struct slot *slot)
+endpoint_issue_errno (struct endpoint *ep, struct conn *conn)
 {
   if (ep->ops->issue_errno)
-    return ep->ops->issue_errno (ep, slot);
+    return ep->ops->issue_errno (ep, conn);
   return errno ? errno : EIO;
 }
 
@@ -198,13 +203,13 @@ endpoint_set_describe (struct endpoint *ep, conn_describe_fn describe,
 }
 
 const char *
-endpoint_conn_name (const struct endpoint *ep, const void *conn)
+endpoint_conn_name (const struct endpoint *ep, const struct conn *conn)
 {
   return ep->ops->conn_name ? ep->ops->conn_name (ep, conn) : ep->name;
 }
 
 const char *
-endpoint_strerror (struct endpoint *ep, const void *conn, int err)
+endpoint_strerror (struct endpoint *ep, const struct conn *conn, int err)
 {
   return ep->ops->strerror ? ep->ops->strerror (ep, conn, err)
     : strerror (err);

@@ -77,20 +77,24 @@ struct endpoint_ops {
   void (*set_limit) (struct endpoint *ep, uint64_t limit);
   /* Optional.  Below what offset every written byte has reached it. */
   uint64_t (*complete_below) (const struct endpoint *ep, uint64_t fallback);
-  /* Start a command, recording where it went in slot->conn: 0, or -1
-   * with errno, and then cb is never called.  zero is optional (a kind
-   * that cannot zero), and so are write and read for null:.
+  /* Start a command: 0, or -1 with errno, and then cb is never called.
+   * *conn is set to the connection it went to (NULL for a kind without
+   * connections); a read that may give less sets *got before cb is
+   * called.  zero is optional (a kind that cannot zero), and so are
+   * write and read for null:.
    */
-  int (*read) (struct endpoint *ep, struct slot *slot, void *buf,
-               uint64_t length, uint64_t offset, nbd_completion_callback cb);
-  int (*write) (struct endpoint *ep, struct slot *slot, const void *buf,
-                uint64_t length, uint64_t offset, nbd_completion_callback cb);
-  int (*zero) (struct endpoint *ep, struct slot *slot, uint64_t length,
-               uint64_t offset, bool no_hole, nbd_completion_callback cb);
-  /* Optional.  The errno to fail a slot with whose command could not
-   * start (default: errno, or EIO).
+  int (*read) (struct endpoint *ep, void *buf, uint64_t length,
+               uint64_t offset, uint64_t *got, nbd_completion_callback cb,
+               struct conn **conn);
+  int (*write) (struct endpoint *ep, const void *buf, uint64_t length,
+                uint64_t offset, nbd_completion_callback cb,
+                struct conn **conn);
+  int (*zero) (struct endpoint *ep, uint64_t length, uint64_t offset,
+               bool no_hole, nbd_completion_callback cb, struct conn **conn);
+  /* Optional.  The errno to fail a slot with whose command on conn
+   * could not start (default: errno, or EIO).
    */
-  int (*issue_errno) (struct endpoint *ep, struct slot *slot);
+  int (*issue_errno) (struct endpoint *ep, struct conn *conn);
   /* Optional.  True if err, from a zero command, says that it cannot
    * zero at all: the copy writes buffers of zeroes from then on.
    */
@@ -106,9 +110,11 @@ struct endpoint_ops {
   void (*set_describe) (struct endpoint *ep, conn_describe_fn describe,
                         void *data);
   /* Optional (the endpoint's name).  The name of the command's conn. */
-  const char *(*conn_name) (const struct endpoint *ep, const void *conn);
+  const char *(*conn_name) (const struct endpoint *ep,
+                            const struct conn *conn);
   /* Optional (strerror).  The text of a command's error. */
-  const char *(*strerror) (struct endpoint *ep, const void *conn, int err);
+  const char *(*strerror) (struct endpoint *ep, const struct conn *conn,
+                           int err);
   /* Optional (a map that knows nothing: all data).  As below. */
   void (*map_open) (struct endpoint *ep, struct extent_map *map);
   void (*map_pump) (struct endpoint *ep, struct extent_map *map,
@@ -176,8 +182,8 @@ uint64_t endpoint_size (const struct endpoint *ep);
  */
 int endpoint_extend (struct endpoint *ep, uint64_t size);
 
-/* A stream read: the end was met (the last read's slot->length says
- * how much it gave).  Always false for anything else.
+/* A stream read: the end was met (the last read's *got says how much
+ * it gave).  Always false for anything else.
  */
 bool endpoint_ended (const struct endpoint *ep);
 
@@ -207,20 +213,21 @@ uint64_t endpoint_check_request_size (const struct endpoint *ep,
                                       uint64_t max_size);
 
 /* Start a command on the connection with the least in flight, or the
- * file or stream, recorded in slot->conn.  A stream's read sets
- * slot->length to what it gave before cb is called.  -1 with errno if
- * it could not start (endpoint_issue_errno gives the errno to fail the
- * slot with); then cb is never called.
+ * file or stream; *conn says which connection (NULL where the kind has
+ * none).  A stream's read sets *got to what it gave before cb is
+ * called.  -1 with errno if it could not start (endpoint_issue_errno
+ * gives the errno to fail the slot with); then cb is never called.
  */
-int endpoint_read (struct endpoint *ep, struct slot *slot, void *buf,
-                   uint64_t length, uint64_t offset,
-                   nbd_completion_callback cb);
-int endpoint_write (struct endpoint *ep, struct slot *slot, const void *buf,
-                    uint64_t length, uint64_t offset,
-                    nbd_completion_callback cb);
-int endpoint_zero (struct endpoint *ep, struct slot *slot, uint64_t length,
-                   uint64_t offset, bool no_hole, nbd_completion_callback cb);
-int endpoint_issue_errno (struct endpoint *ep, struct slot *slot);
+int endpoint_read (struct endpoint *ep, void *buf, uint64_t length,
+                   uint64_t offset, uint64_t *got, nbd_completion_callback cb,
+                   struct conn **conn);
+int endpoint_write (struct endpoint *ep, const void *buf, uint64_t length,
+                    uint64_t offset, nbd_completion_callback cb,
+                    struct conn **conn);
+int endpoint_zero (struct endpoint *ep, uint64_t length, uint64_t offset,
+                   bool no_hole, nbd_completion_callback cb,
+                   struct conn **conn);
+int endpoint_issue_errno (struct endpoint *ep, struct conn *conn);
 
 /* True if err, from a zero command, says it cannot zero at all (a file
  * system without fallocate's zeroing): it can_zero no more.
@@ -253,11 +260,12 @@ void endpoint_stopping (struct endpoint *ep);
 void endpoint_set_describe (struct endpoint *ep, conn_describe_fn describe,
                             void *data);
 
-/* The name for messages about a command on conn, a slot's command on
- * ep, and the text of its error err.
+/* The name for messages about a command on ep and conn, and the text
+ * of its error err.
  */
-const char *endpoint_conn_name (const struct endpoint *ep, const void *conn);
-const char *endpoint_strerror (struct endpoint *ep, const void *conn,
+const char *endpoint_conn_name (const struct endpoint *ep,
+                                const struct conn *conn);
+const char *endpoint_strerror (struct endpoint *ep, const struct conn *conn,
                                int err);
 
 /* Open the map of its extents: block status, or SEEK_DATA and

@@ -70,19 +70,24 @@ command_name (enum step step)
   return step == STEP_WRITE_ZEROES ? "write" : step_names[step];
 }
 
-/* The busy slot taken first on c whose step is one of kinds (n of
- * them), or NULL.
+/* The busy slot taken first whose command went to c and whose step is
+ * one of kinds (n of them), or NULL.
  */
 static const struct slot *
-oldest_of (struct ring *ring, const struct conn *c, const enum step *kinds,
-           size_t n)
+oldest_of (const struct engine *e, const struct conn *c,
+           const enum step *kinds, size_t n)
 {
   const struct slot *oldest = NULL, *slot;
-  size_t i;
+  unsigned i;
+  size_t k;
 
-  for (i = 0; i < n; i++) {
-    slot = ring_oldest (ring, c, kinds[i]);
-    if (slot != NULL && (oldest == NULL || slot->seq < oldest->seq))
+  for (i = 0; i < e->ring->nr_slots; i++) {
+    slot = e->slots[i].slot;
+    if (slot->state != SLOT_BUSY || e->slots[i].conn != c)
+      continue;
+    for (k = 0; k < n && slot->kind != (int) kinds[k]; k++)
+      ;
+    if (k < n && (oldest == NULL || slot->seq < oldest->seq))
       oldest = slot;
   }
   return oldest;
@@ -99,12 +104,12 @@ describe_oldest (const struct conn *c, void *data, char *buf, size_t len)
   static const enum step writes[] = { STEP_WRITE, STEP_WRITE_ZEROES };
   static const enum step zeroes[] = { STEP_ZERO };
   struct engine *e = data;
-  const struct slot *slot = oldest_of (e->ring, c, reads, 1);
+  const struct slot *slot = oldest_of (e, c, reads, 1);
 
   if (slot == NULL)
-    slot = oldest_of (e->ring, c, writes, 2);
+    slot = oldest_of (e, c, writes, 2);
   if (slot == NULL)
-    slot = oldest_of (e->ring, c, zeroes, 1);
+    slot = oldest_of (e, c, zeroes, 1);
   if (slot != NULL)
     snprintf (buf, len, "%s at offset %" PRIu64 " length %" PRIu64,
               command_name (slot->kind), e->slots[slot->index].at,
@@ -167,16 +172,19 @@ issue (struct pass *p, struct slot *slot, enum step step,
   nbd_completion_callback cb = { .callback = command_done,
                                  .user_data = &p->e->slots[slot->index] };
 
+  struct conn **conn = &p->e->slots[slot->index].conn;
+
   switch (step) {
   case STEP_READ:
-    return endpoint_read (ep, slot, slot->buf, length, at, cb);
+    return endpoint_read (ep, slot->buf, length, at, &slot->length, cb,
+                          conn);
   case STEP_WRITE:
-    return endpoint_write (ep, slot, slot->buf, length, at, cb);
+    return endpoint_write (ep, slot->buf, length, at, cb, conn);
   case STEP_WRITE_ZEROES:
     memset (slot->buf, 0, length);
-    return endpoint_write (ep, slot, slot->buf, length, at, cb);
+    return endpoint_write (ep, slot->buf, length, at, cb, conn);
   case STEP_ZERO:
-    return endpoint_zero (ep, slot, length, at, p->no_hole, cb);
+    return endpoint_zero (ep, length, at, p->no_hole, cb, conn);
   default:
     abort ();                   /* engine_finish's steps: no command */
   }
@@ -199,7 +207,7 @@ engine_start (struct pass *p, struct slot *slot, enum step step,
   es->length = length;
   /* A command that cannot even start never calls command_done. */
   if (issue (p, slot, step, ep, at, length) == -1)
-    err = endpoint_issue_errno (ep, slot);
+    err = endpoint_issue_errno (ep, es->conn);
   else if (step == STEP_READ)
     e->reads++;
   if (at != slot->offset || length != slot->length)
@@ -309,9 +317,9 @@ report_failure (struct engine *e, struct pass *p, const struct slot *slot)
     return;
   }
   stop_fail (&e->stop, "%s: %s failed at offset %" PRIu64 " length %"
-             PRIu64 ": %s", endpoint_conn_name (es->ep, slot->conn),
+             PRIu64 ": %s", endpoint_conn_name (es->ep, es->conn),
              command_name (slot->kind), es->at, es->length,
-             endpoint_strerror (es->ep, slot->conn, slot->error));
+             endpoint_strerror (es->ep, es->conn, slot->error));
 }
 
 /* The failed slot with the lowest offset, once the pass has taken back

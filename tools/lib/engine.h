@@ -167,6 +167,8 @@ struct engine_slot {
   struct slot *slot;
   struct depth_mark taken;      /* when it was taken, for the depth */
   struct endpoint *ep;          /* where its last command went */
+  struct conn *conn;            /* on which connection; NULL where the
+                                   endpoint has none */
   uint64_t at, length;          /* the range of its step in flight: the
                                    slot's, or a zero piece's */
   struct zero_piece piece;      /* STEP_ZERO, STEP_WRITE_ZEROES: the

@@ -113,26 +113,25 @@ local_extend (struct endpoint *ep, uint64_t size)
 }
 
 static int
-local_read (struct endpoint *ep, struct slot *slot, void *buf,
-            uint64_t length, uint64_t offset, nbd_completion_callback cb)
+local_read (struct endpoint *ep, void *buf, uint64_t length,
+            uint64_t offset, uint64_t *got, nbd_completion_callback cb,
+            struct conn **conn)
 {
-  slot->conn = file_of (ep);
   return file_read (file_of (ep), buf, length, offset, cb);
 }
 
 static int
-local_write (struct endpoint *ep, struct slot *slot, const void *buf,
-             uint64_t length, uint64_t offset, nbd_completion_callback cb)
+local_write (struct endpoint *ep, const void *buf, uint64_t length,
+             uint64_t offset, nbd_completion_callback cb,
+             struct conn **conn)
 {
-  slot->conn = file_of (ep);
   return file_write (file_of (ep), buf, length, offset, cb);
 }
 
 static int
-local_zero (struct endpoint *ep, struct slot *slot, uint64_t length,
-            uint64_t offset, bool no_hole, nbd_completion_callback cb)
+local_zero (struct endpoint *ep, uint64_t length, uint64_t offset,
+            bool no_hole, nbd_completion_callback cb, struct conn **conn)
 {
-  slot->conn = file_of (ep);
   return file_zero (file_of (ep), length, offset, no_hole, cb);
 }
 
@@ -176,7 +175,7 @@ local_update (struct endpoint *ep)
 
 /* A read that met the end of the file: it shrank under the program. */
 static const char *
-local_strerror (struct endpoint *ep, const void *conn, int err)
+local_strerror (struct endpoint *ep, const struct conn *conn, int err)
 {
   return err == ENODATA ? "unexpected end of file" : strerror (err);
 }

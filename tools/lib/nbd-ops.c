@@ -98,44 +98,46 @@ remote_check_request_size (const struct endpoint *ep, uint64_t request_size,
   return fit_max_size (first (ep), max_size, request_size);
 }
 
-/* The handle of the connection picked for the slot's command. */
+/* The handle of the connection picked for a command, recorded in
+ * *conn.
+ */
 static struct nbd_handle *
-pick (struct endpoint *ep, struct slot *slot)
+pick (struct endpoint *ep, struct conn **conn)
 {
-  struct conn *c = server_pick (server_of (ep));
-
-  slot->conn = c;
-  return c->glue.nbd;
+  *conn = server_pick (server_of (ep));
+  return (*conn)->glue.nbd;
 }
 
 static int
-remote_read (struct endpoint *ep, struct slot *slot, void *buf,
-             uint64_t length, uint64_t offset, nbd_completion_callback cb)
+remote_read (struct endpoint *ep, void *buf, uint64_t length,
+             uint64_t offset, uint64_t *got, nbd_completion_callback cb,
+             struct conn **conn)
 {
-  return nbd_aio_pread (pick (ep, slot), buf, length, offset, cb, 0) == -1 ?
+  return nbd_aio_pread (pick (ep, conn), buf, length, offset, cb, 0) == -1 ?
     -1 : 0;
 }
 
 static int
-remote_write (struct endpoint *ep, struct slot *slot, const void *buf,
-              uint64_t length, uint64_t offset, nbd_completion_callback cb)
+remote_write (struct endpoint *ep, const void *buf, uint64_t length,
+              uint64_t offset, nbd_completion_callback cb,
+              struct conn **conn)
 {
-  return nbd_aio_pwrite (pick (ep, slot), buf, length, offset, cb, 0) == -1 ?
+  return nbd_aio_pwrite (pick (ep, conn), buf, length, offset, cb, 0) == -1 ?
     -1 : 0;
 }
 
 static int
-remote_zero (struct endpoint *ep, struct slot *slot, uint64_t length,
-             uint64_t offset, bool no_hole, nbd_completion_callback cb)
+remote_zero (struct endpoint *ep, uint64_t length, uint64_t offset,
+             bool no_hole, nbd_completion_callback cb, struct conn **conn)
 {
-  return nbd_aio_zero (pick (ep, slot), length, offset, cb,
+  return nbd_aio_zero (pick (ep, conn), length, offset, cb,
                        no_hole ? LIBNBD_CMD_FLAG_NO_HOLE : 0) == -1 ? -1 : 0;
 }
 
 static int
-remote_issue_errno (struct endpoint *ep, struct slot *slot)
+remote_issue_errno (struct endpoint *ep, struct conn *conn)
 {
-  return conn_issue_errno (slot->conn);
+  return conn_issue_errno (conn);
 }
 
 /* The NBD protocol forbids a flush to a server that does not advertise
@@ -196,13 +198,13 @@ remote_set_describe (struct endpoint *ep, conn_describe_fn describe,
 }
 
 static const char *
-remote_conn_name (const struct endpoint *ep, const void *conn)
+remote_conn_name (const struct endpoint *ep, const struct conn *conn)
 {
-  return ((const struct conn *) conn)->name;
+  return conn->name;
 }
 
 static const char *
-remote_strerror (struct endpoint *ep, const void *conn, int err)
+remote_strerror (struct endpoint *ep, const struct conn *conn, int err)
 {
   return conn_strerror (conn, err);
 }

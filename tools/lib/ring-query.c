@@ -10,22 +10,6 @@
 #include "ring.h"
 #include "ring-query.h"
 
-struct slot *
-ring_oldest (struct ring *ring, const void *conn, int kind)
-{
-  struct slot *oldest = NULL, *slot;
-  unsigned i;
-
-  for (i = 0; i < ring->nr_slots; i++) {
-    slot = &ring->slots[i];
-    if (slot->state == SLOT_BUSY && (conn == NULL || slot->conn == conn) &&
-        (kind < 0 || slot->kind == kind) &&
-        (oldest == NULL || slot->seq < oldest->seq))
-      oldest = slot;
-  }
-  return oldest;
-}
-
 uint64_t
 ring_low_water (const struct ring *ring, uint64_t next)
 {

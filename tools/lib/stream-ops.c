@@ -92,19 +92,18 @@ piped_complete_below (const struct endpoint *ep, uint64_t fallback)
 }
 
 static int
-piped_read (struct endpoint *ep, struct slot *slot, void *buf,
-            uint64_t length, uint64_t offset, nbd_completion_callback cb)
+piped_read (struct endpoint *ep, void *buf, uint64_t length,
+            uint64_t offset, uint64_t *got, nbd_completion_callback cb,
+            struct conn **conn)
 {
-  slot->conn = stream_of (ep);
-  return stream_read (stream_of (ep), buf, length, offset, &slot->length,
-                      cb);
+  return stream_read (stream_of (ep), buf, length, offset, got, cb);
 }
 
 static int
-piped_write (struct endpoint *ep, struct slot *slot, const void *buf,
-             uint64_t length, uint64_t offset, nbd_completion_callback cb)
+piped_write (struct endpoint *ep, const void *buf, uint64_t length,
+             uint64_t offset, nbd_completion_callback cb,
+             struct conn **conn)
 {
-  slot->conn = stream_of (ep);
   return stream_write (stream_of (ep), buf, length, offset, cb);
 }
 
@@ -140,7 +139,7 @@ piped_update (struct endpoint *ep)
 }
 
 static const char *
-piped_strerror (struct endpoint *ep, const void *conn, int err)
+piped_strerror (struct endpoint *ep, const struct conn *conn, int err)
 {
   return stream_strerror (stream_of (ep), err);
 }
