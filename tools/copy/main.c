@@ -11,8 +11,9 @@
  * (tools/lib/server.h), --timeout, signals with the offset to resume
  * from (tools/lib/stop.h), --progress, --flush, and a copy verified
  * while it is made.  The loop is tools/lib/engine.h's, shared with
- * nbd-evsum; this file holds the copy's own steps (read, then write,
- * zero or nothing) and its options.
+ * nbd-evsum; the copy's own steps (read, then write, zero or nothing)
+ * are copy.c's, and this file holds its options (nbd-evcopy.h lists
+ * the others).
  *
  *  - --checksum: the source's block hash (common/blkhash.h), computed
  *    from the buffers the copy reads anyway, so a verified copy costs
