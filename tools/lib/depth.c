@@ -279,9 +279,10 @@ drain (struct depth *d, uint64_t now_ns)
     double per_byte = (d->half_rtt_ns - d->drain_rtt_ns) /
       (d->half_bytes - ends_at);
 
-    /* Only if the least queues too, by more than a third of its round
-     * trip; otherwise the least is below what the path holds, where
-     * bytes in flight add nothing to the round trip.
+    /* Only if the floor queues too: its queue times QUEUE_RTT passes
+     * its round trip, a queue of more than two thirds of it; otherwise
+     * the floor is below what the path holds, where bytes in flight
+     * add nothing to the round trip.
      */
     d->queue_ns_per_byte =
       ends_at * per_byte * QUEUE_RTT > d->drain_rtt_ns ? per_byte : 0;
