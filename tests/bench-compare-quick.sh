@@ -10,7 +10,7 @@
 # cannot run), and so does a directory that lacks a program a command
 # needs (the lessons alone, for the tools' comparison 6).
 #
-# Then the command that bench/bench.mk and README give for a bisect,
+# Then the command that bench/bench.mk and docs/benchmarks.md give for a bisect,
 # with bench/compare.sh called directly from a copy (make would turn
 # its exit status into 2): git bisect run over a scratch repository
 # whose revisions are "built" beforehand (their copy-libev a wrapper
