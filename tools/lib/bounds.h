@@ -34,14 +34,10 @@
 #define CHECKSUM_REQUESTS 16
 
 /* The least bytes per request while the size adapts (it starts at the
- * most, ADAPT_MAX_SIZE): 256 KiB.  On a disk that takes fewer pages
- * per I/O than a larger request holds, the kernel splits every larger
- * direct I/O, and larger requests cost more per byte; the depth falls
- * to this size wherever the estimates ask for no more.  Over NBD to
- * nbdkit null, 256 KiB to 1 MiB are level.  Far larger requests leave
- * the pipeline empty while each is read whole; much smaller ones cost
- * a command and a callback per few pages.  docs/techniques.md, section
- * 4, has the figures; make bench measures them (comparisons 2 and 8).
+ * most, ADAPT_MAX_SIZE).  Smaller requests cost a command and a
+ * callback per few pages; a disk that splits larger direct I/O is
+ * cheapest per byte here.  docs/techniques.md, section 4, has the
+ * figures (make bench, comparisons 2 and 8).
  */
 #define DEFAULT_REQUEST_SIZE (256 * 1024)
 
