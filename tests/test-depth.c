@@ -61,6 +61,8 @@ struct outcome {
   uint64_t request_size, most, reached_ns;
   uint64_t least_after;         /* the least depth once it was at its
                                    maximum */
+  uint64_t at_most_ns;          /* when it first was at its maximum */
+  uint64_t below_ns;            /* and when it first went below it */
   unsigned late_changes;        /* changes of the depth after the first
                                    second */
 };
@@ -133,6 +135,11 @@ simulate (const struct server *s, unsigned requests, uint64_t size,
          d.requests * d.request_size == max_requests * max_size) ||
         (o.least_after > 0 && d.requests * d.request_size < o.least_after))
       o.least_after = d.requests * d.request_size;
+    if (o.at_most_ns == 0 && o.least_after > 0)
+      o.at_most_ns = now;
+    if (o.below_ns == 0 && o.at_most_ns > 0 &&
+        d.requests * d.request_size < max_requests * max_size)
+      o.below_ns = now;
   }
   o.requests = d.requests;
   o.request_size = d.request_size;
@@ -299,6 +306,13 @@ main (void)
   o = simulate (&far, 16, 256 * 1024, 32, MIB, 5);
   CHECK (o.requests == 32 && o.request_size == MIB);
   CHECK (o.least_after == 16 * MIB);
+  /* Once there, nothing more is to be found: starting ends after the
+   * epoch begun at the maximum, and the drain follows within three
+   * round trips, not after three epochs of a rate that cannot grow.
+   */
+  printf ("far: at its maximum at %.0f ms, drained at %.0f ms\n",
+          o.at_most_ns / 1e6, o.below_ns / 1e6);
+  CHECK (o.below_ns > 0 && o.below_ns - o.at_most_ns <= 150000000);
   /* Kept to 20 of 1 MiB, half is 10 MiB: the drain goes to no more
    * than that (16 of 512 KiB; rounded up, 16 of 1 MiB, which would
    * hide a queue), and no lower.

@@ -326,8 +326,10 @@ end_startup (struct depth *d, uint64_t rtt_ns, uint64_t now_ns)
  * epoch came back within QUEUE_RTT of the shortest round trip: the
  * depth has begun to queue in the servers, as TCP's HyStart (Ha and
  * Rhee, "Taming the elephants", 2008) leaves slow start when round
- * trips grow.  True if the epoch's decision is made: startup ended
- * with a change of depth (d->changed) or a drain.
+ * trips grow.  It ends too after an epoch begun at the cap, which
+ * the depth cannot pass: there is nothing more to find.
+ * True if the epoch's decision is made: startup ended with a change of
+ * depth (d->changed) or a drain.
  */
 static bool
 startup_epoch (struct depth *d, double rate, uint64_t rtt, uint64_t now_ns)
@@ -339,7 +341,8 @@ startup_epoch (struct depth *d, double rate, uint64_t rtt, uint64_t now_ns)
   }
   else
     d->flat_epochs++;
-  return (d->flat_epochs >= 3 || rtt > QUEUE_RTT * d->rtprop_ns) &&
+  return (d->flat_epochs >= 3 || rtt > QUEUE_RTT * d->rtprop_ns ||
+          d->epoch_bytes >= d->max_requests * d->max_size) &&
     ((d->changed = end_startup (d, rtt, now_ns)) || d->drain_ns > 0);
 }
 
