@@ -5,7 +5,9 @@
  * one or more lanes, at a rate that may depend on the bytes in flight:
  * a slot taken at time t comes back once the round trip is over and its
  * lane has served the slots before it, plus its own bytes over the
- * lane's share of the rate.  The loop below takes slots
+ * lane's share of the rate.  Against servers with lanes per connection
+ * (simulate_spread), each lane holds its request a fixed time, and one
+ * wire then carries the bytes at the whole rate.  The loop below takes slots
  * up to the depth, moves the clock to the next slot to come back,
  * samples it and updates the depth, as nbd-evcopy and nbd-evsum do with
  * real replies; no time passes but the simulated one.
@@ -21,11 +23,12 @@
 #include <stdio.h>
 
 #include "depth.h"
+#include "spread.h"
 #include "check.h"
 
 #define MIB (1024 * 1024)
 #define MAX_SLOTS 256
-#define MAX_LANES 16
+#define MAX_LANES 256
 
 struct server {
   const char *name;
@@ -46,6 +49,11 @@ struct server {
                                            256 KiB takes this many times
                                            as long per byte, as on a disk
                                            that splits them */
+  double hold_ns;                       /* each request holds its lane
+                                           this long before it is served,
+                                           as nbdkit's delay filter sleeps
+                                           in one of a connection's
+                                           threads */
 };
 
 struct slot {
@@ -65,6 +73,7 @@ struct outcome {
   uint64_t below_ns;            /* and when it first went below it */
   unsigned late_changes;        /* changes of the depth after the first
                                    second */
+  unsigned connections;         /* open at the end */
 };
 
 /* A fixed sequence in [-1, 1], the same on every machine. */
@@ -77,19 +86,35 @@ jitter (void)
   return ((int) ((seed >> 16) % 2001) - 1000) / 1000.0;
 }
 
+/* Against a server of per_conn lanes per connection (s->lanes is
+ * then per_conn), starting with connections and opening more as
+ * spread.h says, up to most, each open after a round trip: the tools'
+ * cap on requests is what the open connections serve, within
+ * max_requests.  per_conn 0: a fixed number of lanes and requests, no
+ * connections.
+ */
 static struct outcome
-simulate (const struct server *s, unsigned requests, uint64_t size,
-          unsigned max_requests, uint64_t max_size, double seconds)
+simulate_spread (const struct server *s, unsigned requests, uint64_t size,
+                 unsigned max_requests, uint64_t max_size, double seconds,
+                 unsigned per_conn, unsigned connections, unsigned most)
 {
   struct slot q[MAX_SLOTS];     /* in flight */
   double lane_free[MAX_LANES] = { 0 };
-  unsigned n = 0, i, next, lane;
+  unsigned n = 0, i, next, lane, lanes = s->lanes;
   struct depth d;
+  struct spread sp;
   struct outcome o = { 0 };
-  uint64_t now = 1, in_flight = 0;
+  uint64_t now = 1, in_flight = 0, opening_at = 0;
+  double wire_free = 0;
 
+  if (per_conn > 0) {
+    lanes = per_conn * connections;
+    spread_init (&sp, connections, most);
+  }
   /* As the tools do: the size starts at its most. */
-  depth_init (&d, requests, size, max_requests, max_size);
+  depth_init (&d, requests, size,
+              per_conn > 0 && lanes < max_requests ? lanes : max_requests,
+              max_size);
   depth_start (&d, max_size);
   while (now < seconds * 1e9) {
     double service;
@@ -104,14 +129,25 @@ simulate (const struct server *s, unsigned requests, uint64_t size,
         slow += (s->slow - 1) * (1 - now / s->warm_ns);
 
       in_flight += d.request_size;
-      service = d.request_size * 1e9 / s->rate (in_flight) * s->lanes *
+      service = d.request_size * 1e9 / s->rate (in_flight) * lanes *
         (1 + s->noise * jitter ()) * slow;
       if (d.request_size > 256 * 1024)
         service *= s->big_slow;
-      for (lane = 0, i = 1; i < s->lanes; i++)
+      for (lane = 0, i = 1; i < lanes; i++)
         if (lane_free[i] < lane_free[lane])
           lane = i;
-      lane_free[lane] = fmax (now + rtprop * slow, lane_free[lane]) + service;
+      if (per_conn > 0) {
+        /* A thread of a connection holds the request for hold_ns, then
+         * one wire carries the bytes, in order, at the whole rate.
+         */
+        wire_free = fmax (fmax (now + rtprop, lane_free[lane]) + s->hold_ns,
+                          wire_free) +
+          d.request_size * 1e9 / s->rate (in_flight);
+        lane_free[lane] = wire_free;
+      }
+      else
+        lane_free[lane] = fmax (now + rtprop * slow, lane_free[lane]) +
+          service;
       q[n++] = (struct slot) {
         .bytes = d.request_size, .end_ns = lane_free[lane],
         .taken = depth_mark (&d, now),
@@ -129,6 +165,18 @@ simulate (const struct server *s, unsigned requests, uint64_t size,
     q[next] = q[--n];
     if (depth_update (&d, now) && now > 1e9)
       o.late_changes++;
+    /* The connections asked for open a round trip later; then their
+     * lanes serve, and the cap is what they serve.
+     */
+    if (per_conn > 0 && spread_update (&sp, &d, now))
+      opening_at = now + s->rtprop_ns;
+    if (opening_at > 0 && now >= opening_at) {
+      opening_at = 0;
+      for (i = lanes; i < per_conn * sp.connections; i++)
+        lane_free[i] = now;
+      lanes = per_conn * sp.connections;
+      depth_widen (&d, lanes < max_requests ? lanes : max_requests, now);
+    }
     if (s->holds > 0 && o.reached_ns == 0 && in_flight >= s->holds)
       o.reached_ns = now;
     if ((o.least_after == 0 &&
@@ -143,10 +191,13 @@ simulate (const struct server *s, unsigned requests, uint64_t size,
   }
   o.requests = d.requests;
   o.request_size = d.request_size;
+  o.connections = per_conn > 0 ? lanes / per_conn : 0;
   printf ("%s: %u requests of %llu bytes, at most %llu bytes in flight, "
           "%u changes after the first second",
           s->name, o.requests, (unsigned long long) o.request_size,
           (unsigned long long) o.most, o.late_changes);
+  if (per_conn > 0)
+    printf (", %u connections", o.connections);
   if (o.reached_ns)
     printf (", %.0f ms to hold %.0f MB", o.reached_ns / 1e6, s->holds / 1e6);
   if (o.least_after)
@@ -154,6 +205,14 @@ simulate (const struct server *s, unsigned requests, uint64_t size,
             (unsigned long long) o.least_after);
   printf ("\n");
   return o;
+}
+
+static struct outcome
+simulate (const struct server *s, unsigned requests, uint64_t size,
+          unsigned max_requests, uint64_t max_size, double seconds)
+{
+  return simulate_spread (s, requests, size, max_requests, max_size,
+                          seconds, 0, 0, 0);
 }
 
 /* A network path of 1 GB/s: more in flight than it holds only queues.
@@ -198,23 +257,33 @@ int
 main (void)
 {
   const struct server pipe =
-    { "pipe", 10e6, pipe_rate, 0, 1, 10e6, 0, 1, 1 };
+    { "pipe", 10e6, pipe_rate, 0, 1, 10e6, 0, 1, 1, 0 };
   const struct server noisy_pipe =
-    { "noisy pipe", 10e6, pipe_rate, 0.5, 1, 10e6, 0, 1, 1 };
+    { "noisy pipe", 10e6, pipe_rate, 0.5, 1, 10e6, 0, 1, 1, 0 };
   const struct server near =
-    { "near", 0.2e6, pipe_rate, 0, 1, 0, 0, 1, 1 };
+    { "near", 0.2e6, pipe_rate, 0, 1, 0, 0, 1, 1, 0 };
   const struct server near4 =
-    { "near, 4 at once", 0.2e6, pipe_rate, 0, 4, 0, 0, 1, 1 };
+    { "near, 4 at once", 0.2e6, pipe_rate, 0, 4, 0, 0, 1, 1, 0 };
   const struct server disk =
-    { "near, larger requests slower", 0.2e6, pipe_rate, 0, 4, 0, 0, 1, 2 };
+    { "near, larger requests slower", 0.2e6, pipe_rate, 0, 4, 0, 0, 1, 2,
+      0 };
   const struct server far =
-    { "far", 50e6, pipe_rate, 0, 1, 50e6, 0, 1, 1 };
+    { "far", 50e6, pipe_rate, 0, 1, 50e6, 0, 1, 1, 0 };
   const struct server endless =
-    { "endless", 10e6, endless_rate, 0, 1, 0, 0, 1, 1 };
+    { "endless", 10e6, endless_rate, 0, 1, 0, 0, 1, 1, 0 };
   const struct server warming =
-    { "near, warming up", 0.2e6, pipe_rate, 0, 1, 0, 300e6, 20, 1 };
+    { "near, warming up", 0.2e6, pipe_rate, 0, 1, 0, 300e6, 20, 1, 0 };
   const struct server noisy_near =
-    { "noisy near", 0.2e6, pipe_rate, 0.5, 1, 0, 0, 1, 1 };
+    { "noisy near", 0.2e6, pipe_rate, 0.5, 1, 0, 0, 1, 1, 0 };
+  const struct server held =
+    { "16 per connection, 50 ms each", 0.1e6, endless_rate, 0, 16, 0, 0,
+      1, 1, 50e6 };
+  const struct server held_near =
+    { "16 per connection, at once", 0.2e6, pipe_rate, 0, 16, 0, 0, 1, 1,
+      0 };
+  const struct server held_pipe =
+    { "16 per connection, 50 ms each, 1 GB/s", 0.1e6, pipe_rate, 0, 16, 0,
+      0, 1, 1, 50e6 };
   struct outcome o;
 
   /* Half, rounded down: one request fewer, or at 16 requests, requests
@@ -327,6 +396,28 @@ main (void)
   o = simulate (&endless, 16, 256 * 1024, 256, MIB, 5);
   CHECK (o.requests == 256 && o.request_size == MIB);
   CHECK (o.most <= 256 * MIB);
+
+  /* Servers that serve 16 requests per connection at once, each taking
+   * 50 ms: the depth is held at what two connections serve, every
+   * request being served, so the connections double while each
+   * doubling brings more rate, to the most, and the depth follows.
+   */
+  o = simulate_spread (&held, 16, 256 * 1024, 256, MIB, 5, 16, 2, 8);
+  CHECK (o.connections == 8);
+  CHECK (o.requests == 128 && o.request_size == MIB);
+  /* With -C or without multi-conn the most is the count: it stays. */
+  o = simulate_spread (&held, 16, 256 * 1024, 256, MIB, 5, 16, 2, 2);
+  CHECK (o.connections == 2 && o.requests == 32);
+  /* The same servers answering at once: the depth stays far below
+   * what two connections serve, and so does the count.
+   */
+  o = simulate_spread (&held_near, 16, 256 * 1024, 256, MIB, 5, 16, 2, 8);
+  CHECK (o.connections == 2);
+  /* Behind a path of 1 GB/s, a doubling that only queues more in the
+   * path is the last.
+   */
+  o = simulate_spread (&held_pipe, 16, 256 * 1024, 256, MIB, 5, 16, 2, 8);
+  CHECK (o.connections == 4);
 
   /* A depth given as its own maximum does not change. */
   o = simulate (&pipe, 16, MIB, 16, MIB, 2);

@@ -327,7 +327,8 @@ end_startup (struct depth *d, uint64_t rtt_ns, uint64_t now_ns)
  * depth has begun to queue in the servers, as TCP's HyStart (Ha and
  * Rhee, "Taming the elephants", 2008) leaves slow start when round
  * trips grow.  It ends too after an epoch begun at the cap, which
- * the depth cannot pass: there is nothing more to find.
+ * the depth cannot pass: there is nothing more to find, and a wider
+ * cap (spread.h) waits for the drain to measure the round trip.
  * True if the epoch's decision is made: startup ended with a change of
  * depth (d->changed) or a drain.
  */
@@ -412,6 +413,17 @@ update (struct depth *d, uint64_t now_ns)
  * slot taken since the change is back, a slot's queue is counted as
  * the least depth since the last settled one.
  */
+static void
+changed_at (struct depth *d, double before, uint64_t now_ns)
+{
+  if (d->settled)
+    d->queue_floor = before;
+  d->queue_floor = MIN (d->queue_floor,
+                        (double) d->requests * d->request_size);
+  d->settled = false;
+  d->change_ns = now_ns;
+}
+
 bool
 depth_update (struct depth *d, uint64_t now_ns)
 {
@@ -419,12 +431,37 @@ depth_update (struct depth *d, uint64_t now_ns)
 
   if (!update (d, now_ns))
     return false;
-  if (d->settled)
-    d->queue_floor = before;
-  d->queue_floor = MIN (d->queue_floor,
-                        (double) d->requests * d->request_size);
-  d->settled = false;
-  d->change_ns = now_ns;
+  changed_at (d, before, now_ns);
+  return true;
+}
+
+bool
+depth_widen (struct depth *d, unsigned max_requests, uint64_t now_ns)
+{
+  double before = (double) d->requests * d->request_size;
+  bool held = d->requests == d->max_requests &&
+    d->request_size == d->max_size && d->drain_ns == 0;
+
+  if (max_requests <= d->max_requests)
+    return false;
+  d->max_requests = max_requests;
+  if (!held)
+    return false;
+  d->requests = max_requests;
+  changed_at (d, before, now_ns);
+  return true;
+}
+
+bool
+depth_narrow (struct depth *d, unsigned max_requests, uint64_t now_ns)
+{
+  double before = (double) d->requests * d->request_size;
+
+  d->max_requests = MAX (max_requests, d->min_requests);
+  if (d->requests <= d->max_requests)
+    return false;
+  d->requests = d->max_requests;
+  changed_at (d, before, now_ns);
   return true;
 }
 

@@ -132,6 +132,20 @@ void depth_init (struct depth *d, unsigned requests, uint64_t request_size,
  */
 void depth_start (struct depth *d, uint64_t size);
 
+/* Let the number of requests grow to max_requests, if more than
+ * before: more connections serve more at once (spread.h).  A depth
+ * held at the old cap goes to the new one at once, as the rule widens
+ * only where the estimates ask for more than the cap.  True if the
+ * depth changed.
+ */
+bool depth_widen (struct depth *d, unsigned max_requests, uint64_t now_ns);
+
+/* Let it grow to no more than max_requests again (never below the
+ * least), and come down to them now if it has more: a wider cap that
+ * brought no more rate (spread.h).  True if the depth changed.
+ */
+bool depth_narrow (struct depth *d, unsigned max_requests, uint64_t now_ns);
+
 /* What a slot's sample needs of the moment it was taken: the time, and
  * the bytes delivered until then.
  */

@@ -1,0 +1,87 @@
+/* nbd-libev-examples: how many connections to each server.  See
+ * spread.h.
+ */
+
+#include <config.h>
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "depth.h"
+#include "spread.h"
+#include "util.h"
+
+void
+spread_init (struct spread *sp, unsigned connections, unsigned most)
+{
+  *sp = (struct spread) {
+    .connections = connections, .most = MAX (connections, most),
+  };
+}
+
+/* What the servers serve at once bounds the rate: the depth is at its
+ * cap, and the path holds it all (BtlBw times RTprop, within
+ * DEPTH_HYSTERESIS): every request in flight is being served, none
+ * waits.  A path that holds less than the cap queues the rest, and more
+ * connections would only queue more.  Only once the first drain has
+ * measured the round trip, and not during a drain: a wider cap while
+ * starting would end starting on the queue it makes in servers that
+ * are short of CPU, and drain all the way to the floor.
+ */
+static bool
+served_bound (const struct depth *d)
+{
+  double cap = (double) d->max_requests * d->max_size;
+
+  return d->drains > 0 && d->drain_ns == 0 &&
+    d->requests == d->max_requests &&
+    d->request_size == d->max_size &&
+    d->btlbw * d->rtprop_ns / 1e9 * SPREAD_HELD >= cap;
+}
+
+/* A doubling is judged once the depth has held the wider cap for two
+ * epochs: a slot's rate is that of the depth a round trip before, and
+ * an epoch while starting is one round trip, so only the second is
+ * wholly at the wider cap, and its rate is then in BtlBw.  One that
+ * brought too little takes the cap back to where it was: the extra
+ * requests cost the client and the servers CPU for no rate.  A depth that does not get
+ * there within SPREAD_EPOCHS of the wider cap was asked for no more
+ * than the old one: the doubling brought nothing.  Connections that
+ * never open leave the cap, and the count, where they were.
+ */
+static void
+judge (struct spread *sp, struct depth *d, uint64_t now_ns)
+{
+  if (d->max_requests <= sp->cap)
+    return;
+  if (sp->raised_at == 0)
+    sp->raised_at = d->epochs + 1;
+  if (!sp->held && d->requests == d->max_requests) {
+    sp->held = true;
+    sp->epochs_at = d->epochs;
+  }
+  if (sp->held ? d->epochs > sp->epochs_at + 2
+               : d->epochs + 1 > sp->raised_at + SPREAD_EPOCHS) {
+    sp->judging = false;
+    sp->over = !sp->held || d->btlbw < SPREAD_GROWTH * sp->rate_before;
+    if (sp->over)
+      sp->narrowed = depth_narrow (d, sp->cap, now_ns);
+  }
+}
+
+bool
+spread_update (struct spread *sp, struct depth *d, uint64_t now_ns)
+{
+  if (sp->judging)
+    judge (sp, d, now_ns);
+  if (sp->judging || sp->over || sp->connections >= sp->most ||
+      !served_bound (d))
+    return false;
+  sp->judging = true;
+  sp->held = false;
+  sp->raised_at = 0;
+  sp->rate_before = d->btlbw;
+  sp->cap = d->max_requests;
+  sp->connections = MIN (2 * sp->connections, sp->most);
+  return true;
+}
