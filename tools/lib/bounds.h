@@ -83,10 +83,16 @@
 #define MAX_REQUEST_SIZE (32 * 1024 * 1024)
 
 /* Connections per server when it advertises multi-conn and the user did
- * not say (at most: no more than the online CPUs), as nbdcopy; and the
- * most -C takes.
+ * not say: DEFAULT_CONNECTIONS to start with, and up to
+ * ADAPT_CONNECTIONS while each doubling brings more rate (spread.h).
+ * Against servers on this machine's two CPUs one and two connections
+ * are level, and more are slower; against servers that serve a few
+ * requests per connection at once, each slowly, only more help
+ * (docs/techniques.md, section 10).  MAX_CONNECTIONS is the most -C
+ * takes.
  */
-#define DEFAULT_CONNECTIONS 4
+#define DEFAULT_CONNECTIONS 2
+#define ADAPT_CONNECTIONS 8
 #define MAX_CONNECTIONS 16
 
 /* The default for --timeout, in seconds.  Long enough for storage that

@@ -193,11 +193,8 @@ conn_connect (struct conn *c, struct ev_loop *loop, const char *name,
   watch (c, loop, nbd);
 }
 
-/* True once c's handshake is over, or c was given up; fatal if it
- * failed, unless c is optional.
- */
-static bool
-connected (struct conn *c)
+bool
+conn_poll_connected (struct conn *c)
 {
   if (c->connected || c->failure[0] != '\0')
     return true;
@@ -229,7 +226,7 @@ conn_wait_connected (struct conn *const conns[], size_t n)
   for (;;) {
     all = true;
     for (i = 0; i < n; i++) {
-      if (!connected (conns[i]))
+      if (!conn_poll_connected (conns[i]))
         all = false;
       conn_update (conns[i]);
     }

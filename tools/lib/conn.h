@@ -114,6 +114,11 @@ void conn_connect (struct conn *c, struct ev_loop *loop, const char *name,
                    const struct image *img, const struct handle_options *opts,
                    double timeout);
 
+/* True once c's handshake is over, or c was given up; fatal if it
+ * failed, unless c is optional.  It does not wait.
+ */
+bool conn_poll_connected (struct conn *c);
+
 /* Run the loop until every connection in conns has finished its
  * handshake, or failed: fatal, except for an optional connection, which
  * is given up.

@@ -195,6 +195,13 @@ endpoint_update (struct endpoint *ep)
 }
 
 void
+endpoint_widen (struct endpoint *ep, unsigned connections)
+{
+  if (ep->ops->widen)
+    ep->ops->widen (ep, connections);
+}
+
+void
 endpoint_set_describe (struct endpoint *ep, conn_describe_fn describe,
                        void *data)
 {

@@ -107,6 +107,7 @@ struct endpoint_ops {
   void (*check) (const struct endpoint *ep, struct stop *s);
   void (*stopping) (struct endpoint *ep);
   void (*update) (struct endpoint *ep);
+  void (*widen) (struct endpoint *ep, unsigned connections);
   void (*set_describe) (struct endpoint *ep, conn_describe_fn describe,
                         void *data);
   /* Optional (the endpoint's name).  The name of the command's conn. */
@@ -143,6 +144,8 @@ struct endpoint {
   uint64_t max_block;           /* the largest request, 0: no limit */
   unsigned served_at_once;      /* requests a server works on at once,
                                    over all its connections; 0: none */
+  unsigned connections;         /* open to its server (0: none), and */
+  unsigned most_connections;    /* the most endpoint_widen opens */
 };
 
 /* Open img (image_prepare'd) as the kind it needs, name labelling
@@ -248,6 +251,12 @@ bool endpoint_busy (const struct endpoint *ep);
  */
 void endpoint_check (const struct endpoint *ep, struct stop *s);
 void endpoint_update (struct endpoint *ep);
+
+/* Start opening connections to its server, up to connections in all
+ * and ep->most_connections; endpoint_update puts them in use, and
+ * updates ep->connections and ep->served_at_once, once each is up.
+ */
+void endpoint_widen (struct endpoint *ep, unsigned connections);
 
 /* From the prepare callback, once the program is stopping, before it
  * asks whether anything is in flight: a stream's queued commands fail

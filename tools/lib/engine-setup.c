@@ -92,22 +92,64 @@ served_at_once (const struct engine *e)
   return n;
 }
 
+/* The same, once every server has the most connections it may open. */
+static unsigned
+served_at_most (const struct engine *e)
+{
+  const struct endpoint *ep;
+  unsigned i, n = 0;
+
+  for (i = 0; i < e->nr_endpoints; i++) {
+    ep = e->endpoints[i];
+    n += ep->connections == 0 ? ep->served_at_once
+      : ep->served_at_once / ep->connections * ep->most_connections;
+  }
+  return n;
+}
+
+/* The connections per server, and the most the rule may open
+ * (spread.h).  It widens every server alike, so it may only where every
+ * server may have more, and only while the servers, not the options,
+ * bound the number of requests.
+ */
+static void
+spread_setup (struct engine *e, bool served_bound)
+{
+  const struct endpoint *ep;
+  unsigned i, open = 0, most = ADAPT_CONNECTIONS;
+
+  for (i = 0; i < e->nr_endpoints; i++) {
+    ep = e->endpoints[i];
+    if (ep->connections > 0) {
+      open = MAX (open, ep->connections);
+      most = MIN (most, ep->most_connections);
+    }
+  }
+  spread_init (&e->spread, open, served_bound ? most : open);
+}
+
 void
 engine_set_depth (struct engine *e, unsigned requests, uint64_t request_size,
                   bool size_given, unsigned max_requests, uint64_t max_size,
                   uint64_t unit)
 {
   unsigned i, served = served_at_once (e), nr_slots = max_requests;
+  bool served_bound = max_requests > requests && served > 0 &&
+    served < max_requests;
 
   /* An adapting number of requests grows no further than the servers
    * work on at once: past that, requests only wait in them.  The ring
-   * keeps twice as many slots, within what it had, for nbd-evsum's
-   * slots that wait for the hash threads once read.
+   * keeps twice as many slots as the servers serve with the most
+   * connections, within what it had, for nbd-evsum's slots that wait
+   * for the hash threads once read.
    */
-  if (max_requests > requests && served > 0 && served < max_requests) {
+  e->served = served;
+  e->request_bound = max_requests;
+  if (served_bound) {
     max_requests = MAX (requests, served);
-    nr_slots = MIN (nr_slots, 2 * max_requests);
+    nr_slots = MIN (nr_slots, 2 * MAX (max_requests, served_at_most (e)));
   }
+  spread_setup (e, served_bound);
 
   /* A server whose maximum block size is below the default gets
    * smaller requests; one asked for explicitly is checked as given.
@@ -130,4 +172,28 @@ engine_set_depth (struct engine *e, unsigned requests, uint64_t request_size,
   if (served > 0)
     depth_start (&e->depth, max_size);
   alloc_ring (e, nr_slots);
+}
+
+void
+engine_widen (struct engine *e)
+{
+  unsigned i, served = served_at_once (e);
+
+  if (served > e->served) {
+    e->served = served;
+    depth_widen (&e->depth, MIN (served, e->request_bound), now_ns ());
+    debug ("connections: %u requests served at once", served);
+  }
+  if (!spread_update (&e->spread, &e->depth, now_ns ())) {
+    if (e->spread.narrowed) {
+      e->spread.narrowed = false;
+      debug ("connections: no more rate; depth back to %u requests",
+             e->depth.requests);
+    }
+    return;
+  }
+  debug ("connections: opening up to %u per server (%.0f MB/s)",
+         e->spread.connections, e->depth.btlbw / 1e6);
+  for (i = 0; i < e->nr_endpoints; i++)
+    endpoint_widen (e->endpoints[i], e->spread.connections);
 }

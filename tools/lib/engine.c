@@ -450,8 +450,10 @@ prepare_cb (struct ev_loop *loop, ev_prepare *w, int revents)
   /* The depth follows the estimates (tools/lib/depth.h): once an epoch, and
    * while starting as soon as a slot shows more rate.
    */
-  if (!stop_requested (&e->stop))
+  if (!stop_requested (&e->stop)) {
     depth_follow (&e->depth, now_ns ());
+    engine_widen (e);
+  }
   do
     if (!stop_requested (&e->stop))
       p->ops->fill (p);

@@ -68,6 +68,7 @@
 
 #include "buffers.h"
 #include "depth.h"
+#include "spread.h"
 #include "endpoint.h"
 #include "handle.h"
 #include "image.h"
@@ -192,6 +193,10 @@ struct engine {
   struct buffers buffers;       /* the slots' buffers */
   struct engine_slot *slots;    /* by slot index */
   struct depth depth;
+  struct spread spread;         /* connections per server */
+  unsigned served;              /* requests the servers serve at once */
+  unsigned request_bound;       /* the depth's most requests, whatever
+                                   the servers serve */
   unsigned reads;               /* reads in flight */
   struct progress progress;
   struct pass *pass;            /* the pass the loop runs */
@@ -231,6 +236,12 @@ void engine_set_depth (struct engine *e, unsigned requests,
                        uint64_t request_size, bool size_given,
                        unsigned max_requests, uint64_t max_size,
                        uint64_t unit);
+
+/* From the prepare callback, after the depth's update: more
+ * connections where what the servers serve at once bounds the rate
+ * (tools/lib/spread.h), and a wider cap on requests once they are up.
+ */
+void engine_widen (struct engine *e);
 
 /* Run the loop over p until it is over.  Stopped by a signal or a
  * failure, it disconnects cleanly and exits instead (tools/lib/stop.h).

@@ -67,6 +67,7 @@ endpoint_open_nbd (struct ev_loop *loop, const char *name, struct image *img,
     .min_block = min_block_size (first (ep)),
     .max_block = max_block_size (first (ep)),
     .served_at_once = n->server.n * SERVED_AT_ONCE,
+    .connections = n->server.n, .most_connections = n->server.most,
   };
   return ep;
 }
@@ -187,7 +188,17 @@ remote_check (const struct endpoint *ep, struct stop *s)
 static void
 remote_update (struct endpoint *ep)
 {
-  server_update (server_of (ep));
+  struct server *s = server_of (ep);
+
+  server_update (s);
+  ep->connections = s->n;
+  ep->served_at_once = s->n * SERVED_AT_ONCE;
+}
+
+static void
+remote_widen (struct endpoint *ep, unsigned connections)
+{
+  server_widen (server_of (ep), connections);
 }
 
 static void
@@ -266,6 +277,7 @@ static const struct endpoint_ops remote_ops = {
   .busy = remote_busy,
   .check = remote_check,
   .update = remote_update,
+  .widen = remote_widen,
   .set_describe = remote_set_describe,
   .conn_name = remote_conn_name,
   .strerror = remote_strerror,

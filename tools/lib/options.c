@@ -183,9 +183,9 @@ option_help_shared (FILE *fp)
 "  --socket-buffer=SIZE\n"
 "                      set SO_SNDBUF and SO_RCVBUF of every socket\n"
 "  -C N, --connections=N\n"
-"                      connections to each server (1-%d; default up to\n"
-"                      %d, one per CPU, if the server advertises\n"
-"                      multi-conn, else 1)\n"
+"                      connections to each server (1-%d; default %d to\n"
+"                      start with, and up to %d where they bring more\n"
+"                      rate, if the server advertises multi-conn, else 1)\n"
 "  --cache=MODE        local image files: default (the page cache) or\n"
 "                      none (O_DIRECT; their servers keep out of it)\n"
 "  --timeout=SECONDS   fail if a server sends nothing for this long while\n"
@@ -195,7 +195,8 @@ option_help_shared (FILE *fp)
 "  -v, --verbose       print one line per request event, with timings\n"
 "  -h, --help          show this help and exit\n"
 "  -V, --version       show the version and exit\n",
-           MAX_CONNECTIONS, DEFAULT_CONNECTIONS, DEFAULT_TIMEOUT);
+           MAX_CONNECTIONS, DEFAULT_CONNECTIONS, ADAPT_CONNECTIONS,
+           DEFAULT_TIMEOUT);
 }
 
 /* The program's version and, as nbdcopy prints it, the libnbd it runs

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <libnbd.h>
 #include <ev.h>
@@ -37,23 +36,6 @@ name_connection (const char *name, unsigned i, bool numbered)
   return s;
 }
 
-/* nbdcopy's default: DEFAULT_CONNECTIONS, but no more than the online
- * CPUs (nbdcopy runs a thread per connection and as many threads as
- * CPUs).  It suits one loop too: every connection is another server
- * thread, and with local servers more connections than CPUs make a
- * copy slower, their threads competing for the CPUs with the client
- * (docs/techniques.md, section 10).
- */
-static unsigned
-default_connections (void)
-{
-  long cpus = sysconf (_SC_NPROCESSORS_ONLN);
-
-  if (cpus < 1)
-    return 1;
-  return cpus < DEFAULT_CONNECTIONS ? (unsigned) cpus : DEFAULT_CONNECTIONS;
-}
-
 /* How many connections to open, once the first handshake says whether
  * the server advertises multi-conn (tools/lib/server.h has the rule).
  */
@@ -67,7 +49,7 @@ connections_wanted (const char *name, const struct image *img,
   if (wanted == 0 && img->kind == IMAGE_COMMAND)
     want = 1;
   else if (wanted == 0)
-    want = multi ? default_connections () : 1;
+    want = multi ? DEFAULT_CONNECTIONS : 1;
   else if (wanted > 1 && !multi && writing)
     die ("%s: the server does not advertise multi-conn, so a flush on one "
          "of %u connections would not cover writes on the others; use "
@@ -85,56 +67,77 @@ connections_wanted (const char *name, const struct image *img,
          "advertise multi-conn"
          : wanted != 0 ? "asked for"
          : img->kind == IMAGE_COMMAND ? "a captive server may take only one"
-         : multi ? "the server advertises multi-conn; at most one per CPU"
+         : multi ? "the server advertises multi-conn; more if they bring "
+                   "more rate"
          : "the server does not advertise multi-conn");
   return want;
 }
 
-/* Open connections 1 to want - 1 beside the first.  The extra
- * connections go to the same server.  A captive server listens on the
- * socket libnbd made for it, which nbd_get_uri names; only the first
- * connection starts (and will stop) the server.
+/* Start connection i to the server the first one reached, optional:
+ * a server may accept fewer connections than it advertises use for (a
+ * connection limit), and the program goes on with those it took.  A
+ * captive server listens on the socket libnbd made for it, which
+ * nbd_get_uri names; only the first connection starts (and will stop)
+ * the server.  Once there are several, each connection's messages say
+ * which.
  */
 static void
-connect_others (struct server *s, struct ev_loop *loop, const char *name,
-                const struct image *img, const struct handle_options *opts,
-                double timeout, unsigned want)
+open_extra (struct server *s, unsigned i)
 {
-  struct conn *extra[MAX_CONNECTIONS];
-  struct image others = *img;
-  unsigned i;
+  struct image others = *s->img;
 
-  if (img->kind != IMAGE_URI) {
+  if (s->img->kind != IMAGE_URI && s->socket_uri == NULL) {
     s->socket_uri = nbd_get_uri (s->c[0].glue.nbd);
     if (s->socket_uri == NULL)
-      die ("%s: %s", name, nbd_get_error ());
+      die ("%s: %s", s->name, nbd_get_error ());
+  }
+  if (s->socket_uri != NULL) {
     others.kind = IMAGE_URI;
     others.uri = s->socket_uri;
   }
+  if (i == 1) {
+    free (s->names[0]);
+    s->names[0] = name_connection (s->name, 0, true);
+    s->c[0].name = s->names[0];
+  }
+  s->names[i] = name_connection (s->name, i, true);
+  s->c[i].optional = true;
+  s->c[i].describe = s->c[0].describe;
+  s->c[i].describe_data = s->c[0].describe_data;
+  conn_connect (&s->c[i], s->loop, s->names[i], &others, s->opts,
+                s->timeout);
+  s->pending[i] = true;
+  s->opened = i + 1;
+}
 
-  /* Once there are several, each connection's messages say which. */
-  free (s->names[0]);
-  s->names[0] = name_connection (name, 0, true);
-  s->c[0].name = s->names[0];
+/* Connection i has finished its handshake, or was given up: in use
+ * from now on, or said under -v and left out.
+ */
+static void
+settle (struct server *s, unsigned i)
+{
+  s->pending[i] = false;
+  if (s->c[i].failure[0] != '\0')
+    debug ("%s: %s; going on with fewer connections",
+           s->names[i], s->c[i].failure);
+  else
+    s->v[s->n++] = &s->c[i];
+}
+
+/* Open connections 1 to want - 1 beside the first, and wait for them. */
+static void
+connect_others (struct server *s, unsigned want)
+{
+  struct conn *extra[MAX_CONNECTIONS];
+  unsigned i;
+
   for (i = 1; i < want; i++) {
-    s->names[i] = name_connection (name, i, true);
-    s->c[i].optional = true;
-    conn_connect (&s->c[i], loop, s->names[i], &others, opts, timeout);
+    open_extra (s, i);
     extra[i - 1] = &s->c[i];
   }
-  s->opened = want;
   conn_wait_connected (extra, want - 1);
-
-  /* A server may accept fewer connections than it advertises use for (a
-   * connection limit): carry on with those it took.
-   */
-  for (i = 1; i < want; i++) {
-    if (s->c[i].failure[0] != '\0')
-      debug ("%s: %s; going on with fewer connections",
-             s->names[i], s->c[i].failure);
-    else
-      s->v[s->n++] = &s->c[i];
-  }
+  for (i = 1; i < want; i++)
+    settle (s, i);
 }
 
 void
@@ -146,6 +149,11 @@ server_connect (struct server *s, struct ev_loop *loop, const char *name,
 
   s->n = s->next = 0;
   s->socket_uri = NULL;
+  s->loop = loop;
+  s->name = name;
+  s->img = img;
+  s->opts = opts;
+  s->timeout = timeout;
   s->names[0] = name_connection (name, 0, false);
   conn_connect (&s->c[0], loop, s->names[0], img, opts, timeout);
   s->opened = 1;
@@ -156,8 +164,19 @@ server_connect (struct server *s, struct ev_loop *loop, const char *name,
    * the first handshake.
    */
   want = connections_wanted (name, img, s->c[0].glue.nbd, wanted, writing);
+  /* The default may grow while the program runs (spread.h); a count
+   * asked for, or one connection a server must keep to, may not.
+   */
+  s->most = wanted == 0 && want > 1 ? ADAPT_CONNECTIONS : want;
   if (want > 1)
-    connect_others (s, loop, name, img, opts, timeout, want);
+    connect_others (s, want);
+}
+
+void
+server_widen (struct server *s, unsigned want)
+{
+  while (s->opened < MIN (want, s->most))
+    open_extra (s, s->opened);
 }
 
 struct conn *
@@ -201,6 +220,20 @@ server_update (struct server *s)
 
   for (i = 0; i < s->n; i++)
     conn_update (s->v[i]);
+  /* Connections server_widen opened join once their handshake is
+   * over; until then the loop watches them for it.
+   */
+  for (i = 1; i < s->opened; i++) {
+    if (!s->pending[i])
+      continue;
+    if (conn_poll_connected (&s->c[i]))
+      settle (s, i);
+    /* Its events too, at once: a handshake that ended inside a write
+     * notification leaves the watcher waiting to write, and the next
+     * write event would reach a handle with nothing to send.
+     */
+    conn_update (&s->c[i]);
+  }
 }
 
 void
@@ -218,9 +251,9 @@ server_set_describe (struct server *s, conn_describe_fn describe,
 {
   unsigned i;
 
-  for (i = 0; i < s->n; i++) {
-    s->v[i]->describe = describe;
-    s->v[i]->describe_data = data;
+  for (i = 0; i < s->opened; i++) {
+    s->c[i].describe = describe;
+    s->c[i].describe_data = data;
   }
 }
 

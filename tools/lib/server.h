@@ -16,18 +16,22 @@
  *
  *  - server_connect opens the first connection and, once its handshake
  *    says whether the server advertises multi-conn, the others.  The
- *    default (wanted = 0) follows nbdcopy's rule: DEFAULT_CONNECTIONS,
- *    but no more than the online CPUs, when the server advertises
- *    multi-conn, otherwise one.  A captive server the user named
- *    ([ CMD ... ]) gets one by default, since the program cannot know
- *    whether the command accepts more (qemu-nbd takes one client
+ *    default (wanted = 0) is DEFAULT_CONNECTIONS when the server
+ *    advertises multi-conn, otherwise one.  A captive server the user
+ *    named ([ CMD ... ]) gets one by default, since the program cannot
+ *    know whether the command accepts more (qemu-nbd takes one client
  *    unless given --shared); the extra connections to a captive server
- *    go to the socket of the one it started.  A number
- *    asked for explicitly is refused for a server without multi-conn
- *    that will be written, since one flush would not cover the writes
- *    done on the other connections; a server that will only be read
- *    gets what was asked.  A server that refuses the extra connections
- *    (a connection limit) leaves the set with those it accepted.
+ *    go to the socket of the one it started.  A number asked for
+ *    explicitly is refused for a server without multi-conn that will
+ *    be written, since one flush would not cover the writes done on
+ *    the other connections; a server that will only be read gets one.
+ *    A server that refuses the extra connections (a connection limit)
+ *    leaves the set with those it accepted.
+ *
+ *  - server_widen opens more while the program runs, up to s->most:
+ *    ADAPT_CONNECTIONS where the count is the default, the count itself
+ *    otherwise.  The program decides when (spread.h); none is closed
+ *    before the end.
  *
  *  - server_pick chooses the connection for a new command: the one with
  *    the fewest commands in flight, so that a slow connection gets less
@@ -54,6 +58,7 @@ struct image;                   /* tools/lib/image.h */
 
 struct server {
   unsigned n;                   /* connections in use: v[0] to v[n - 1] */
+  unsigned most;                /* server_widen opens no more */
   unsigned next;                /* where server_pick's turn starts */
   struct conn *v[MAX_CONNECTIONS];
   unsigned opened;              /* connections tried: c[0] to c[opened - 1] */
@@ -61,6 +66,12 @@ struct server {
   char *names[MAX_CONNECTIONS]; /* "source", or "source connection 2" */
   char *socket_uri;             /* a captive server's socket, for the
                                    extra connections, or NULL */
+  bool pending[MAX_CONNECTIONS]; /* opened, its handshake not over */
+  struct ev_loop *loop;         /* what server_connect was given, for */
+  const char *name;             /* the connections opened later */
+  const struct image *img;
+  const struct handle_options *opts;
+  double timeout;
 };
 
 /* Connect to img (a URI, or a captive server that the first connection
@@ -74,13 +85,20 @@ void server_connect (struct server *s, struct ev_loop *loop, const char *name,
                     const struct image *img, const struct handle_options *opts,
                     double timeout, unsigned wanted, bool writing);
 
+/* Start opening connections, up to want in all and s->most, without
+ * waiting: server_update puts each in use once its handshake is over.
+ */
+void server_widen (struct server *s, unsigned want);
+
 /* The connection for a new command. */
 struct conn *server_pick (struct server *s);
 
 /* True if any connection has commands in flight (conn_busy). */
 bool server_busy (const struct server *s);
 
-/* conn_update and conn_check on every connection in use. */
+/* conn_update and conn_check on every connection in use;
+ * server_update also puts in use those whose handshake is over.
+ */
 void server_update (struct server *s);
 void server_check (const struct server *s, struct stop *stop);
 
