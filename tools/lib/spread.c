@@ -39,10 +39,10 @@ served_bound (const struct depth *d)
     d->btlbw * d->rtprop_ns / 1e9 * SPREAD_HELD >= cap;
 }
 
-/* A doubling is judged once the depth has held the wider cap for two
+/* A doubling is judged once the depth has held the wider cap for three
  * epochs: a slot's rate is that of the depth a round trip before, and
- * an epoch while starting is one round trip, so only the second is
- * wholly at the wider cap, and its rate is then in BtlBw.  One that
+ * the depth's buffers at the wider cap are touched for the first time,
+ * so the first epochs there show less than the cap gives.  One that
  * brought too little takes the cap back to where it was: the extra
  * requests cost the client and the servers CPU for no rate.  A depth that does not get
  * there within SPREAD_EPOCHS of the wider cap was asked for no more

@@ -9,7 +9,7 @@
  * waiting: then only more connections bring more rate.  The rule: when
  * the depth is at the cap and BtlBw times RTprop holds the cap (within
  * DEPTH_HYSTERESIS), double the connections to every server, up to the
- * most; once the depth has held the new cap for an epoch, keep
+ * most; once the depth has held the new cap for three epochs, keep
  * doubling only if BtlBw grew by SPREAD_GROWTH, and otherwise add no
  * more and take the cap back to what it was.  Against a server that answers at once the depth stays far
  * below the cap and the count never moves.  No connection is closed.
