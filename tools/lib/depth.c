@@ -465,14 +465,20 @@ depth_narrow (struct depth *d, unsigned max_requests, uint64_t now_ns)
   return true;
 }
 
+void
+depth_say (const struct depth *d)
+{
+  debug ("depth: %u requests of %" PRIu64 " bytes (%.0f MB/s, round trip "
+         "%.3f ms without queue)", d->requests, d->request_size,
+         d->btlbw / 1e6, d->rtprop_ns / 1e6);
+}
+
 bool
 depth_follow (struct depth *d, uint64_t now_ns)
 {
   if (!depth_update (d, now_ns))
     return false;
-  debug ("depth: %u requests of %" PRIu64 " bytes (%.0f MB/s, round trip "
-         "%.3f ms without queue)", d->requests, d->request_size,
-         d->btlbw / 1e6, d->rtprop_ns / 1e6);
+  depth_say (d);
   return true;
 }
 

@@ -187,6 +187,9 @@ void depth_half (const struct depth *d, unsigned *requests, uint64_t *size);
  */
 bool depth_follow (struct depth *d, uint64_t now_ns);
 
+/* That -v line, for a change made otherwise (depth_widen, depth_narrow). */
+void depth_say (const struct depth *d);
+
 /* For -v: "fixed", or how far the depth may grow. */
 const char *depth_describe (const struct depth *d, char *buf, size_t len);
 

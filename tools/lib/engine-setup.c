@@ -181,14 +181,15 @@ engine_widen (struct engine *e)
 
   if (served > e->served) {
     e->served = served;
-    depth_widen (&e->depth, MIN (served, e->request_bound), now_ns ());
     debug ("connections: %u requests served at once", served);
+    if (depth_widen (&e->depth, MIN (served, e->request_bound), now_ns ()))
+      depth_say (&e->depth);
   }
   if (!spread_update (&e->spread, &e->depth, now_ns ())) {
     if (e->spread.narrowed) {
       e->spread.narrowed = false;
-      debug ("connections: no more rate; depth back to %u requests",
-             e->depth.requests);
+      debug ("connections: no more rate for more requests");
+      depth_say (&e->depth);
     }
     return;
   }
