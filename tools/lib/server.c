@@ -104,7 +104,7 @@ open_extra (struct server *s, unsigned i)
   s->c[i].optional = true;
   s->c[i].describe = s->c[0].describe;
   s->c[i].describe_data = s->c[0].describe_data;
-  conn_connect (&s->c[i], s->loop, s->names[i], &others, s->opts,
+  conn_connect (&s->c[i], s->loop, s->names[i], &others, &s->opts,
                 s->timeout);
   s->pending[i] = true;
   s->opened = i + 1;
@@ -152,7 +152,7 @@ server_connect (struct server *s, struct ev_loop *loop, const char *name,
   s->loop = loop;
   s->name = name;
   s->img = img;
-  s->opts = opts;
+  s->opts = *opts;
   s->timeout = timeout;
   s->names[0] = name_connection (name, 0, false);
   conn_connect (&s->c[0], loop, s->names[0], img, opts, timeout);

@@ -68,14 +68,15 @@ struct server {
                                    extra connections, or NULL */
   bool pending[MAX_CONNECTIONS]; /* opened, its handshake not over */
   struct ev_loop *loop;         /* what server_connect was given, for */
-  const char *name;             /* the connections opened later */
-  const struct image *img;
-  const struct handle_options *opts;
+  const char *name;             /* the connections opened later: opts */
+  const struct image *img;      /* copied, as a caller's may not last */
+  struct handle_options opts;
   double timeout;
 };
 
 /* Connect to img (a URI, or a captive server that the first connection
- * starts), name labelling messages.  wanted is the number of
+ * starts), name labelling messages; img and name must last as long as
+ * the server, for the connections server_widen opens.  wanted is the number of
  * connections asked for, or 0 for the default; writing says whether the
  * program will write to this server.  timeout as for conn_connect.
  * Returns when every connection is ready or, for the extra ones, given
