@@ -386,7 +386,7 @@ update (struct depth *d, uint64_t now_ns)
 
   slot = d->epochs++ % DEPTH_EPOCHS;
   d->rate[slot] = d->epoch_rate;
-  rtt = d->epoch_rtt_ns;
+  rtt = d->last_rtt_ns = d->epoch_rtt_ns;
   free_ns = d->epoch_free_ns;
   d->epoch_start_ns = now_ns;
   d->epoch_rate = 0;

@@ -108,6 +108,7 @@ struct depth {
   uint64_t delivered;           /* bytes of all slots sampled */
   double epoch_rate;            /* the highest delivery rate this epoch */
   uint64_t epoch_rtt_ns;        /* shortest round trip this epoch */
+  uint64_t last_rtt_ns;         /* and of the last epoch ended */
   uint64_t epoch_free_ns;       /* and the shortest without queue */
   uint64_t rtprop_at_ns;        /* when rtprop_ns was measured */
   double rate[DEPTH_EPOCHS];    /* the last epochs' bytes per second */

@@ -42,11 +42,14 @@ served_bound (const struct depth *d)
 /* A doubling is judged once the depth has held the wider cap for three
  * epochs: a slot's rate is that of the depth a round trip before, and
  * the depth's buffers at the wider cap are touched for the first time,
- * so the first epochs there show less than the cap gives.  One that
- * brought too little takes the cap back to where it was: the extra
- * requests cost the client and the servers CPU for no rate.  A depth that does not get
- * there within SPREAD_EPOCHS of the wider cap was asked for no more
- * than the old one: the doubling brought nothing.  Connections that
+ * so the first epochs there show less than the cap gives.  Requests
+ * that only wait show sooner: the second epoch at the wider cap, the
+ * first wholly at it, has queueing round trips.  One that brought too
+ * little takes the cap back to where it was: the extra requests cost
+ * the client CPU for no rate (the kernel's copies miss the caches).  A
+ * depth that does not get there within SPREAD_EPOCHS of the wider cap
+ * was asked for no more than the old one: the doubling brought
+ * nothing.  Connections that
  * never open leave the cap, and the count, where they were.
  */
 static void
@@ -60,13 +63,18 @@ judge (struct spread *sp, struct depth *d, uint64_t now_ns)
     sp->held = true;
     sp->epochs_at = d->epochs;
   }
-  if (sp->held ? d->epochs > sp->epochs_at + 2
-               : d->epochs + 1 > sp->raised_at + SPREAD_EPOCHS) {
+  if (sp->held && d->epochs > sp->epochs_at + 1 &&
+      d->last_rtt_ns > QUEUE_RTT * d->rtprop_ns) {
+    sp->judging = false;
+    sp->over = true;
+  }
+  else if (sp->held ? d->epochs > sp->epochs_at + 2
+                    : d->epochs + 1 > sp->raised_at + SPREAD_EPOCHS) {
     sp->judging = false;
     sp->over = !sp->held || d->btlbw < SPREAD_GROWTH * sp->rate_before;
-    if (sp->over)
-      sp->narrowed = depth_narrow (d, sp->cap, now_ns);
   }
+  if (!sp->judging && sp->over)
+    sp->narrowed = depth_narrow (d, sp->cap, now_ns);
 }
 
 bool
