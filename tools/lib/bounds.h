@@ -87,12 +87,14 @@
  * ADAPT_CONNECTIONS while each doubling brings more rate (spread.h).
  * Against servers on this machine's two CPUs one and two connections
  * are level, and more are slower; against servers that serve a few
- * requests per connection at once, each slowly, only more help
- * (docs/techniques.md, section 10).  MAX_CONNECTIONS is the most -C
- * takes.
+ * requests per connection at once, each slowly, only more help, and
+ * four serve as much as those servers' CPUs do.  A trial of eight
+ * there costs more than it finds: a quarter of a second, and as much
+ * CPU again, for buffers the VM gives slowly (docs/techniques.md,
+ * section 10).  MAX_CONNECTIONS is the most -C takes.
  */
 #define DEFAULT_CONNECTIONS 2
-#define ADAPT_CONNECTIONS 8
+#define ADAPT_CONNECTIONS 4
 #define MAX_CONNECTIONS 16
 
 /* The default for --timeout, in seconds.  Long enough for storage that
