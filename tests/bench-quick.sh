@@ -148,6 +148,10 @@ blksum ()
            "qemu-img convert SRC NEWFILE"; do
     echo "10g $c"
   done
+  for c in "nbd-evcopy FILE NEWFILE" "nbdcopy FILE NEWFILE" \
+           "cp --sparse=always FILE NEWFILE"; do
+    echo "10h $c"
+  done
   for c in 10b 10c; do
     echo "$c nbd-evsum SRC"
     echo "$c nbd-evsum FILE"
@@ -242,6 +246,8 @@ cat >"$tmpdir/expected-claims" <<EOF2
 10e \`cat FILE into nbd-evcopy - DST\` / \`cat FILE into nbdcopy - DST\` below 0.667
 10f \`nbd-evcopy --cache=none FILE NEWFILE\` / \`qemu-img convert -t none -T none FILE NEWFILE\` no-more 1
 10g \`nbd-evcopy SRC NEWFILE\` / \`nbdcopy SRC NEWFILE\` below 0.714
+10h \`nbd-evcopy FILE NEWFILE\` / \`nbdcopy FILE NEWFILE\` below 0.833
+10h \`nbd-evcopy FILE NEWFILE\` / \`cp --sparse=always FILE NEWFILE\` below 1.2
 10b \`nbd-evsum FILE\` / \`nbd-evsum SRC\` below 1.1
 10c \`nbd-evsum FILE\` / \`nbd-evsum SRC\` below 1.1
 11a \`nbd-evcopy\` / best of \`fixed: nbd-evcopy*\` below 1.05
