@@ -87,7 +87,7 @@ blksum ()
     done
   done
   for p in "5a:nbd-evsum" "5b:$all"; do
-    echo "${p%%:*} ${p#*:} (default)"
+    echo "${p%%:*} ${p#*:} --socket-buffer=0 (the kernel's)"
     for sb in 64k 128k 256k 512k 1M 2M; do
       echo "${p%%:*} ${p#*:} --socket-buffer=$sb"
     done
@@ -220,8 +220,8 @@ cat >"$tmpdir/expected-claims" <<EOF2
 4b \`nbd-evsum\` / \`nbdcopy to sha256sum\` below 0.25
 4b \`nbd-evsum\` / \`nbdcopy to null:\` below 1.3
 4d \`nbd-evsum\` below 1s
-5a \`nbd-evsum --socket-buffer=1M\` / \`nbd-evsum (default)\` below 0.2
-5b \`$all --socket-buffer=1M\` / \`$all (default)\` below 0.2
+5a \`nbd-evsum --socket-buffer=1M\` / \`nbd-evsum --socket-buffer=0 (the kernel's)\` below 0.2
+5b \`$all --socket-buffer=1M\` / \`$all --socket-buffer=0 (the kernel's)\` below 0.2
 6 \`$all\` / \`$all --timeout=0\` about 1
 6 \`nbd-evsum\` / \`nbd-evsum --timeout=0\` about 1
 7 \`$all (default)\` / \`$all -C 1\` below 1

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # --socket-buffer: nbd-evcopy --no-extents --no-sparse sets
 # SO_SNDBUF/SO_RCVBUF of the sockets libnbd connected (Unix and TCP) to
-# the size asked for, and the copy is still exact.
+# the size asked for, and the copy is still exact; 1 MiB without the
+# option, and the kernel's sizes with --socket-buffer=0.
 source "$abs_top_srcdir/tests/functions.sh"
 requires nbdkit nbdcopy
 
@@ -20,6 +21,14 @@ read_back "$src" "$tmpdir/a"
 read_back "$dst" "$tmpdir/b"
 cmp "$tmpdir/a" "$tmpdir/b"
 
+nbd-evcopy --no-extents --no-sparse -v "$src" "$dst" 2>"$tmpdir/log"
+grep -q 'source: asked for 1048576 byte socket buffers' "$tmpdir/log" ||
+  fail "no 1 MiB socket buffers by default: $(grep socket "$tmpdir/log")"
+nbd-evcopy --no-extents --no-sparse -v --socket-buffer=0 "$src" "$dst" \
+  2>"$tmpdir/log"
+! grep -q 'socket buffers' "$tmpdir/log" ||
+  fail "--socket-buffer=0 set the sizes: $(grep socket "$tmpdir/log")"
+
 # An export name in the URI reaches the server.
 start_nbdkit named --filter=exportname memory 8M exportname=disk exportname-strict=true
 nbd-evcopy --no-extents --no-sparse --socket-buffer=64k "$src" \
@@ -30,5 +39,5 @@ nbd-evcopy --no-extents --no-sparse --socket-buffer=64k "$src" \
 
 # The whole message: a program that did not know the option at all
 # would name it too, as unknown.
-expect_error "nbd-evcopy: --socket-buffer: '1' is not a size from 4.0 KiB to 1.0 GiB" \
+expect_error "nbd-evcopy: --socket-buffer: '1' is not 0 or a size from 4.0 KiB to 1.0 GiB" \
   nbd-evcopy --no-extents --no-sparse --socket-buffer=1 "$src" "$dst"

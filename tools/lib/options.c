@@ -96,10 +96,10 @@ option_socket_buffer (const char *arg, uint64_t *ret, char **err)
 {
   char min[32], max[32];
 
-  if (parse_size (arg, ret) == -1 ||
-      *ret < MIN_SOCKET_BUFFER || *ret > MAX_SOCKET_BUFFER)
-    return set_error (err, "--socket-buffer: '%s' is not a size from %s "
-                      "to %s", arg,
+  if (parse_size (arg, ret) == -1 || (*ret != 0 &&
+      (*ret < MIN_SOCKET_BUFFER || *ret > MAX_SOCKET_BUFFER)))
+    return set_error (err, "--socket-buffer: '%s' is not 0 or a size "
+                      "from %s to %s", arg,
                       human_size (MIN_SOCKET_BUFFER, min, sizeof min),
                       human_size (MAX_SOCKET_BUFFER, max, sizeof max));
   return 0;
@@ -181,7 +181,8 @@ option_help_shared (FILE *fp)
 {
   fprintf (fp,
 "  --socket-buffer=SIZE\n"
-"                      set SO_SNDBUF and SO_RCVBUF of every socket\n"
+"                      SO_SNDBUF and SO_RCVBUF of every socket (default\n"
+"                      1M; 0 for the kernel's)\n"
 "  -C N, --connections=N\n"
 "                      connections to each server (1-%d; default %d to\n"
 "                      start with, and up to %d where they bring more\n"

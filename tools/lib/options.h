@@ -35,7 +35,9 @@ int option_request_size (const char *arg, uint64_t *ret, char **err);
  */
 int option_block_size (const char *arg, uint64_t *ret, char **err);
 
-/* --socket-buffer=SIZE: MIN_SOCKET_BUFFER to MAX_SOCKET_BUFFER. */
+/* --socket-buffer=SIZE: MIN_SOCKET_BUFFER to MAX_SOCKET_BUFFER, or 0
+ * for the kernel's.
+ */
 int option_socket_buffer (const char *arg, uint64_t *ret, char **err);
 
 /* -C N, --connections=N: 1 to max. */
@@ -93,7 +95,7 @@ enum {
 struct shared_options {
   unsigned connections;         /* -C; 0: decided by multi-conn */
   int progress_mode;            /* -p: PROGRESS_NONE, PROGRESS_BAR or FD */
-  uint64_t socket_buffer;       /* 0: the system's */
+  uint64_t socket_buffer;       /* 0: the kernel's */
   unsigned timeout;             /* seconds; 0: none */
   enum image_cache cache;
   unsigned requests;            /* --requests, or where to start */
@@ -104,11 +106,12 @@ struct shared_options {
 };
 
 /* Where the tools start before the options: no progress, the default
- * timeout and cache, requests of DEFAULT_REQUEST_SIZE, nr_requests of
- * them in flight.
+ * timeout, socket buffers and cache, requests of DEFAULT_REQUEST_SIZE,
+ * nr_requests of them in flight.
  */
 #define SHARED_OPTIONS_INIT(nr_requests) {                              \
     .progress_mode = PROGRESS_NONE, .timeout = DEFAULT_TIMEOUT,         \
+    .socket_buffer = DEFAULT_SOCKET_BUFFER,                             \
     .cache = IMAGE_CACHE_DEFAULT, .requests = (nr_requests),            \
     .request_size = DEFAULT_REQUEST_SIZE,                               \
   }
