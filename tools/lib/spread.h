@@ -6,13 +6,16 @@
  * connections serve.  Against a server whose requests each take long
  * (a server in front of slow storage, or one that limits each client),
  * the depth reaches that cap with every request being served and none
- * waiting: then only more connections bring more rate.  The rule: when
- * the depth is at the cap and BtlBw times RTprop holds the cap (within
- * DEPTH_HYSTERESIS), double the connections to every server, up to the
- * most; once the depth has held the new cap for three epochs, keep
- * doubling only if BtlBw grew by SPREAD_GROWTH, and otherwise add no
- * more and take the cap back to what it was.  Against a server that answers at once the depth stays far
- * below the cap and the count never moves.  No connection is closed.
+ * waiting: then only more connections bring more rate.  The rule: once
+ * the first drain has measured the round trip, when the depth is at the
+ * cap and BtlBw times RTprop holds the cap (within SPREAD_HELD), double
+ * the connections to every server, up to the most.  Once the depth has
+ * held the new cap for three epochs, keep doubling only if BtlBw grew
+ * by SPREAD_GROWTH; otherwise, or at once if the first epoch wholly at
+ * the new cap has queueing round trips, add no more and take the cap
+ * back to what it was.  Against a server that answers at once the
+ * depth stays far below the cap and the count never moves.  No
+ * connection is closed.
  *
  * No libnbd, no libev: the program opens the connections, then raises
  * the depth's cap (depth_widen) once they are up.
