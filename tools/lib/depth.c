@@ -435,33 +435,37 @@ depth_update (struct depth *d, uint64_t now_ns)
   return true;
 }
 
+/* The number of requests set outside depth_update, from its cap. */
+static void
+set_requests (struct depth *d, unsigned requests, uint64_t now_ns)
+{
+  double before = (double) d->requests * d->request_size;
+
+  d->requests = requests;
+  changed_at (d, before, now_ns);
+}
+
 bool
 depth_widen (struct depth *d, unsigned max_requests, uint64_t now_ns)
 {
-  double before = (double) d->requests * d->request_size;
   bool held = d->requests == d->max_requests &&
     d->request_size == d->max_size && d->drain_ns == 0;
 
   if (max_requests <= d->max_requests)
     return false;
   d->max_requests = max_requests;
-  if (!held)
-    return false;
-  d->requests = max_requests;
-  changed_at (d, before, now_ns);
-  return true;
+  if (held)
+    set_requests (d, max_requests, now_ns);
+  return held;
 }
 
 bool
 depth_narrow (struct depth *d, unsigned max_requests, uint64_t now_ns)
 {
-  double before = (double) d->requests * d->request_size;
-
   d->max_requests = MAX (max_requests, d->min_requests);
   if (d->requests <= d->max_requests)
     return false;
-  d->requests = d->max_requests;
-  changed_at (d, before, now_ns);
+  set_requests (d, d->max_requests, now_ns);
   return true;
 }
 

@@ -175,17 +175,17 @@ engine_set_depth (struct engine *e, unsigned requests, uint64_t request_size,
 }
 
 void
-engine_widen (struct engine *e)
+engine_widen (struct engine *e, uint64_t now)
 {
   unsigned i, served = served_at_once (e);
 
   if (served > e->served) {
     e->served = served;
     debug ("connections: %u requests served at once", served);
-    if (depth_widen (&e->depth, MIN (served, e->request_bound), now_ns ()))
+    if (depth_widen (&e->depth, MIN (served, e->request_bound), now))
       depth_say (&e->depth);
   }
-  if (!spread_update (&e->spread, &e->depth, now_ns ())) {
+  if (!spread_update (&e->spread, &e->depth, now)) {
     if (e->spread.narrowed) {
       e->spread.narrowed = false;
       debug ("connections: no more rate for more requests");

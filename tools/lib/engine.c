@@ -451,8 +451,10 @@ prepare_cb (struct ev_loop *loop, ev_prepare *w, int revents)
    * while starting as soon as a slot shows more rate.
    */
   if (!stop_requested (&e->stop)) {
-    depth_follow (&e->depth, now_ns ());
-    engine_widen (e);
+    uint64_t now = now_ns ();
+
+    depth_follow (&e->depth, now);
+    engine_widen (e, now);
   }
   do
     if (!stop_requested (&e->stop))

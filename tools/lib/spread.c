@@ -21,8 +21,7 @@ spread_init (struct spread *sp, unsigned connections, unsigned most)
 
 /* What the servers serve at once bounds the rate: the depth is at its
  * cap, and the path holds it all (BtlBw times RTprop, within
- * DEPTH_HYSTERESIS): every request in flight is being served, none
- * waits.  A path that holds less than the cap queues the rest, and more
+ * SPREAD_HELD): every request in flight is being served, none waits.  A path that holds less than the cap queues the rest, and more
  * connections would only queue more.  Only once the first drain has
  * measured the round trip, and not during a drain: a wider cap while
  * starting would end starting on the queue it makes in servers that
