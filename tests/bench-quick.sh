@@ -152,6 +152,10 @@ blksum ()
            "cp --sparse=always FILE NEWFILE"; do
     echo "10h $c"
   done
+  for c in "nbd-evcopy FILE.qcow2 NEWFILE" "nbdcopy [ qemu-nbd ] NEWFILE" \
+           "qemu-img convert FILE.qcow2 NEWFILE"; do
+    echo "10i $c"
+  done
   for c in 10b 10c; do
     echo "$c nbd-evsum SRC"
     echo "$c nbd-evsum FILE"
@@ -248,6 +252,7 @@ cat >"$tmpdir/expected-claims" <<EOF2
 10g \`nbd-evcopy SRC NEWFILE\` / \`nbdcopy SRC NEWFILE\` below 0.714
 10h \`nbd-evcopy FILE NEWFILE\` / \`nbdcopy FILE NEWFILE\` below 0.833
 10h \`nbd-evcopy FILE NEWFILE\` / \`cp --sparse=always FILE NEWFILE\` below 1.2
+10i \`nbd-evcopy FILE.qcow2 NEWFILE\` / \`nbdcopy [ qemu-nbd ] NEWFILE\` below 0.833
 10b \`nbd-evsum FILE\` / \`nbd-evsum SRC\` below 1.1
 10c \`nbd-evsum FILE\` / \`nbd-evsum SRC\` below 1.1
 11a \`nbd-evcopy\` / best of \`fixed: nbd-evcopy*\` below 1.05
