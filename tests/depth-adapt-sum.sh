@@ -29,8 +29,8 @@ check_sum ()
 
 check_sum
 served=$(served_at_once "$tmpdir/v")
-grep -q "16 requests of 1048576 bytes (adapting up to $served of 1048576)" "$tmpdir/v" ||
-  fail "no -v line for the starting depth, up to $served: $(grep hashing "$tmpdir/v")"
+grep -q "16 requests of 1048576 bytes (adapting up to $(served_at_start "$tmpdir/v") of 1048576)" "$tmpdir/v" ||
+  fail "no -v line for the starting depth, up to $(served_at_start "$tmpdir/v"): $(grep hashing "$tmpdir/v")"
 most=$(most_in_flight "$tmpdir/v")
 [ "$most" -gt $((16 * 1024 * 1024)) ] ||
   fail "against a delayed server the depth did not grow: $(grep depth: "$tmpdir/v")"

@@ -29,8 +29,8 @@ nbd-evcopy -v "$src" "$dst" 2>"$tmpdir/v" || fail "copy failed: $(grep -v slot "
 read_back "$dst" "$tmpdir/dst.img"
 cmp "$tmpdir/src.img" "$tmpdir/dst.img" || fail "the copy differs"
 served=$(served_at_once "$tmpdir/v")
-grep -q "with 16 requests of 1048576 bytes (adapting up to $served of 1048576)" "$tmpdir/v" ||
-  fail "no -v line for the starting depth, up to $served: $(grep copying "$tmpdir/v")"
+grep -q "with 16 requests of 1048576 bytes (adapting up to $(served_at_start "$tmpdir/v") of 1048576)" "$tmpdir/v" ||
+  fail "no -v line for the starting depth, up to $(served_at_start "$tmpdir/v"): $(grep copying "$tmpdir/v")"
 most=$(most_in_flight "$tmpdir/v")
 [ "$most" -gt $((16 * 1024 * 1024)) ] ||
   fail "against a delayed server the depth did not grow: $(grep depth: "$tmpdir/v")"

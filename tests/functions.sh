@@ -514,15 +514,22 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
 ' "$mark" "$@" || fail "$* failed"
 }
 
-# served_at_once FILE: the most requests an adapting depth may keep in
-# flight, from the -v output in FILE: 16 (SERVED_AT_ONCE in
-# tools/lib/bounds.h) per connection to each server, from the lines
-# that say how many connections each has, or more where the lines of
-# connections opened later (tools/lib/spread.h) say so.
+# served_at_start FILE: the requests an adapting depth may keep in
+# flight at the start, from the -v output in FILE: 16 (SERVED_AT_ONCE
+# in tools/lib/bounds.h) per connection to each server, from the lines
+# that say how many connections each has.
+served_at_start ()
+{
+  sed -n 's/.*: \([0-9]*\) connections* (.*/\1/p' "$1" |
+    awk '{ n += 16 * $1 } END { print n }'
+}
+
+# served_at_once FILE: the most it may keep in flight: more than at the
+# start where the lines of connections opened later (tools/lib/spread.h)
+# say so.
 served_at_once ()
 {
-  { sed -n 's/.*: \([0-9]*\) connections* (.*/\1/p' "$1" |
-      awk '{ n += 16 * $1 } END { print n }'
+  { served_at_start "$1"
     sed -n 's/.*connections: \([0-9]*\) requests served at once.*/\1/p' "$1"
   } | sort -n | tail -n 1
 }
