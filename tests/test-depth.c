@@ -73,6 +73,7 @@ struct outcome {
   uint64_t below_ns;            /* and when it first went below it */
   unsigned late_changes;        /* changes of the depth after the first
                                    second */
+  uint64_t widened_ns;          /* when more connections first served */
   unsigned connections;         /* open at the end */
 };
 
@@ -175,6 +176,8 @@ simulate_spread (const struct server *s, unsigned requests, uint64_t size,
       for (i = lanes; i < per_conn * sp.connections; i++)
         lane_free[i] = now;
       lanes = per_conn * sp.connections;
+      if (o.widened_ns == 0)
+        o.widened_ns = now;
       depth_widen (&d, lanes < max_requests ? lanes : max_requests, now);
     }
     if (s->holds > 0 && o.reached_ns == 0 && in_flight >= s->holds)
@@ -198,6 +201,8 @@ simulate_spread (const struct server *s, unsigned requests, uint64_t size,
           (unsigned long long) o.most, o.late_changes);
   if (per_conn > 0)
     printf (", %u connections", o.connections);
+  if (o.widened_ns)
+    printf (", more from %.0f ms", o.widened_ns / 1e6);
   if (o.reached_ns)
     printf (", %.0f ms to hold %.0f MB", o.reached_ns / 1e6, s->holds / 1e6);
   if (o.least_after)
@@ -205,6 +210,47 @@ simulate_spread (const struct server *s, unsigned requests, uint64_t size,
             (unsigned long long) o.least_after);
   printf ("\n");
   return o;
+}
+
+/* A depth held at its cap of 64 requests of 1 MiB, served whole, whose
+ * BtlBw is only two thirds of what the cap gives, widened to 128: for
+ * the next round trips every slot still shows that rate, that of the
+ * old depth.  Where is the depth then?
+ */
+static unsigned
+requests_after_widening (void)
+{
+  struct depth d;
+  uint64_t now = 10000000000ULL, t;
+  double rate = 64 * MIB / 0.1 * 2 / 3;
+  unsigned i;
+
+  depth_init (&d, 16, MIB, 64, MIB);
+  d.requests = 64;
+  d.startup = false;
+  d.drains = 1;
+  d.rtprop_ns = 100e6;
+  d.rtprop_at_ns = now;
+  d.delivered = 1000 * MIB;
+  d.epochs = DEPTH_EPOCHS;
+  for (i = 0; i < DEPTH_EPOCHS; i++)
+    d.rate[i] = rate;
+  d.btlbw = rate;
+  depth_served (&d);
+  depth_widen (&d, 96, now);
+  depth_widen (&d, 128, now);
+  for (t = now + 10000000; t <= now + 300000000; t += 10000000) {
+    struct depth_mark m = {
+      .ns = t - 100000000, .delivered = d.delivered - (uint64_t) (rate / 10),
+      .depth = 64.0 * MIB,
+    };
+
+    depth_sample (&d, MIB, m, t);
+    depth_update (&d, t);
+  }
+  printf ("widened from 64 to 128, the old rate for 300 ms: %u requests\n",
+          d.requests);
+  return d.requests;
 }
 
 static struct outcome
@@ -405,6 +451,8 @@ main (void)
   o = simulate_spread (&held, 16, 256 * 1024, 256, MIB, 5, 16, 2, 8);
   CHECK (o.connections == 8);
   CHECK (o.requests == 128 && o.request_size == MIB);
+  /* A wider depth is kept while its rate shows. */
+  CHECK (requests_after_widening () == 128);
   /* With -C or without multi-conn the most is the count: it stays. */
   o = simulate_spread (&held, 16, 256 * 1024, 256, MIB, 5, 16, 2, 2);
   CHECK (o.connections == 2 && o.requests == 32);

@@ -459,6 +459,20 @@ depth_widen (struct depth *d, unsigned max_requests, uint64_t now_ns)
   return held;
 }
 
+void
+depth_served (struct depth *d)
+{
+  double served;
+  unsigned i;
+
+  if (d->rtprop_ns == 0)
+    return;
+  served = (double) d->max_requests * d->max_size * 1e9 / d->rtprop_ns;
+  for (i = 0; i < DEPTH_EPOCHS; i++)
+    d->rate[i] = MAX (d->rate[i], served);
+  d->btlbw = MAX (d->btlbw, served);
+}
+
 bool
 depth_narrow (struct depth *d, unsigned max_requests, uint64_t now_ns)
 {

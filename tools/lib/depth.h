@@ -141,6 +141,14 @@ void depth_start (struct depth *d, uint64_t size);
  */
 bool depth_widen (struct depth *d, unsigned max_requests, uint64_t now_ns);
 
+/* The cap is served whole (spread.h): its rate is the cap over RTprop,
+ * and BtlBw is kept at least that.  Once the cap widens, the first
+ * epochs show less, each slot's rate being that of the depth a round
+ * trip before; a depth that followed them would fall back below the
+ * new cap while it is still being filled.
+ */
+void depth_served (struct depth *d);
+
 /* Let it grow to no more than max_requests again (never below the
  * least), and come down to them now if it has more: a wider cap that
  * brought no more rate (spread.h).  True if the depth changed.

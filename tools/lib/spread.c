@@ -87,6 +87,10 @@ spread_update (struct spread *sp, struct depth *d, uint64_t now_ns)
   sp->judging = true;
   sp->held = false;
   sp->raised_at = 0;
+  /* Judged against the rate the cap gives, even where BtlBw has not
+   * caught up with it yet.
+   */
+  depth_served (d);
   sp->rate_before = d->btlbw;
   sp->cap = d->max_requests;
   sp->connections = MIN (2 * sp->connections, sp->most);
