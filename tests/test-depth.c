@@ -212,6 +212,33 @@ simulate_spread (const struct server *s, unsigned requests, uint64_t size,
   return o;
 }
 
+/* A depth back at its cap of 64 requests of 1 MiB as the first drain
+ * ends, with a round trip of 100 ms at half the cap and, before the
+ * drain, rtt_at_cap_ns at the cap; BtlBw only two thirds of what the
+ * cap gives, as when the drain came before the rate at the cap showed.
+ * Does the count double, and against what rate is it judged?
+ */
+static bool
+doubles_after_drain (double rtt_at_cap_ns, double *rate_before)
+{
+  struct depth d;
+  struct spread sp;
+  bool more;
+
+  depth_init (&d, 64, MIB, 64, MIB);
+  d.drains = 1;
+  d.rtprop_ns = d.drain_rtt_ns = 100e6;
+  d.btlbw = 64 * MIB / 0.1 * 2 / 3;
+  d.drain_from = 64 * MIB;
+  d.drain_from_rtt_ns = rtt_at_cap_ns;
+  spread_init (&sp, 2, 4);
+  more = spread_update (&sp, &d, 1e9);
+  *rate_before = sp.rate_before;
+  printf ("drain ended at the cap, %.0f ms there: %s\n", rtt_at_cap_ns / 1e6,
+          more ? "more connections" : "as many");
+  return more && sp.connections == 4;
+}
+
 /* A depth held at its cap of 64 requests of 1 MiB, served whole, whose
  * BtlBw is only two thirds of what the cap gives, widened to 128: for
  * the next round trips every slot still shows that rate, that of the
@@ -331,6 +358,7 @@ main (void)
     { "16 per connection, 50 ms each, 1 GB/s", 0.1e6, pipe_rate, 0, 16, 0,
       0, 1, 1, 50e6 };
   struct outcome o;
+  double rate;
 
   /* Half, rounded down: one request fewer, or at 16 requests, requests
    * of half the size.  17 of 1 MiB rounded up would be 16 of 1 MiB, 94%
@@ -451,7 +479,15 @@ main (void)
   o = simulate_spread (&held, 16, 256 * 1024, 256, MIB, 5, 16, 2, 8);
   CHECK (o.connections == 8);
   CHECK (o.requests == 128 && o.request_size == MIB);
-  /* A wider depth is kept while its rate shows. */
+  /* The drain ends finding no queue at the cap: the count doubles then,
+   * without waiting for BtlBw, and the doubling is judged against the
+   * rate the cap gives.  A queue at the cap (its round trips 1.3 times
+   * the drain's) leaves the count as it is.
+   */
+  CHECK (doubles_after_drain (105e6, &rate));
+  CHECK (rate > 0.99 * 64 * MIB / 0.1);
+  CHECK (!doubles_after_drain (130e6, &rate));
+  /* And the wider depth is kept while its rate shows. */
   CHECK (requests_after_widening () == 128);
   /* With -C or without multi-conn the most is the count: it stays. */
   o = simulate_spread (&held, 16, 256 * 1024, 256, MIB, 5, 16, 2, 2);

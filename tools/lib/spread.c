@@ -20,22 +20,29 @@ spread_init (struct spread *sp, unsigned connections, unsigned most)
 }
 
 /* What the servers serve at once bounds the rate: the depth is at its
- * cap, and the path holds it all (BtlBw times RTprop, within
- * SPREAD_HELD): every request in flight is being served, none waits.  A path that holds less than the cap queues the rest, and more
- * connections would only queue more.  Only once the first drain has
- * measured the round trip, and not during a drain: a wider cap while
- * starting would end starting on the queue it makes in servers that
- * are short of CPU, and drain all the way to the floor.
+ * cap, and every request in flight is being served, none waits.  A
+ * path that holds less than the cap queues the rest, and more
+ * connections would only queue more.  Two measures tell it, each
+ * within SPREAD_HELD: the path holds the cap (BtlBw times RTprop), or
+ * the drain found no queue at the cap (the round trip before it, at
+ * the cap, as short as the drain's).  The second is known as the drain
+ * ends; the first once slots taken at the refilled cap are back, some
+ * round trips later.  Only once the first drain has measured the
+ * round trip, and not during a drain: a wider cap while starting would
+ * end starting on the queue it makes in servers that are short of CPU,
+ * and drain all the way to the floor.
  */
 static bool
 served_bound (const struct depth *d)
 {
   double cap = (double) d->max_requests * d->max_size;
 
-  return d->drains > 0 && d->drain_ns == 0 &&
-    d->requests == d->max_requests &&
-    d->request_size == d->max_size &&
-    d->btlbw * d->rtprop_ns / 1e9 * SPREAD_HELD >= cap;
+  if (d->drains == 0 || d->drain_ns > 0 ||
+      d->requests < d->max_requests || d->request_size < d->max_size)
+    return false;
+  return d->btlbw * d->rtprop_ns / 1e9 * SPREAD_HELD >= cap ||
+    (d->drain_from >= cap && d->drain_rtt_ns > 0 &&
+     d->drain_from_rtt_ns <= SPREAD_HELD * d->drain_rtt_ns);
 }
 
 /* A doubling is judged once the depth has held the wider cap for three
@@ -48,8 +55,8 @@ served_bound (const struct depth *d)
  * the client CPU for no rate (the kernel's copies miss the caches).  A
  * depth that does not get there within SPREAD_EPOCHS of the wider cap
  * was asked for no more than the old one: the doubling brought
- * nothing.  Connections that
- * never open leave the cap, and the count, where they were.
+ * nothing.  Connections that never open leave the cap, and the count,
+ * where they were.
  */
 static void
 judge (struct spread *sp, struct depth *d, uint64_t now_ns)

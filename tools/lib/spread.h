@@ -8,12 +8,14 @@
  * the depth reaches that cap with every request being served and none
  * waiting: then only more connections bring more rate.  The rule: once
  * the first drain has measured the round trip, when the depth is at the
- * cap and BtlBw times RTprop holds the cap (within SPREAD_HELD), double
- * the connections to every server, up to the most.  Once the depth has
- * held the new cap for three epochs, keep doubling only if BtlBw grew
- * by SPREAD_GROWTH; otherwise, or at once if the first epoch wholly at
- * the new cap has queueing round trips, add no more and take the cap
- * back to what it was.  Against a server that answers at once the
+ * cap and it is served whole (within SPREAD_HELD: BtlBw times RTprop
+ * holds the cap, or the drain found the round trip at the cap no
+ * longer than with less in flight), double the connections to every
+ * server, up to the most.  Once the depth has held the new cap for
+ * three epochs, keep doubling only if BtlBw grew by SPREAD_GROWTH over
+ * the rate the old cap gives; otherwise, or at once if the first epoch
+ * wholly at the new cap has queueing round trips, add no more and take
+ * the cap back to what it was.  Against a server that answers at once the
  * depth stays far below the cap and the count never moves.  No
  * connection is closed.
  *
@@ -34,9 +36,10 @@
  */
 #define SPREAD_GROWTH 1.25
 
-/* The path holds the cap when BtlBw times RTprop is within this factor
- * of it: requests barely wait.  Against servers short of CPU the round
- * trips at the cap grow by a quarter and more.
+/* The cap is served whole when BtlBw times RTprop is within this
+ * factor of it, or the round trip at the cap within this factor of the
+ * drain's: requests barely wait.  Against servers short of CPU the
+ * round trips at the cap grow by a quarter and more.
  */
 #define SPREAD_HELD 1.1
 
