@@ -49,6 +49,8 @@ TESTS_SH += \
 	tests/file-block-device.sh \
 	tests/file-endpoint.sh \
 	tests/file-enospc.sh \
+	tests/file-write-behind.sh \
+	tests/file-writeback-error.sh \
 	tests/file-zero-fallback.sh \
 	tests/pipe-endpoint.sh \
 	$(NULL)

@@ -13,6 +13,8 @@
 #endif
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -112,6 +114,17 @@ local_extend (struct endpoint *ep, uint64_t size)
   return 0;
 }
 
+/* A range whose writeback failed holds what the disk kept of it. */
+static uint64_t
+local_complete_below (const struct endpoint *ep, uint64_t fallback)
+{
+  uint64_t offset, length;
+
+  if (file_behind_error (file_of (ep), &offset, &length) != 0)
+    return MIN (offset, fallback);
+  return fallback;
+}
+
 static int
 local_read (struct endpoint *ep, void *buf, uint64_t length,
             uint64_t offset, uint64_t *got, nbd_completion_callback cb,
@@ -165,6 +178,31 @@ static bool
 local_busy (const struct endpoint *ep)
 {
   return file_busy (file_of (ep));
+}
+
+/* True if a write-behind command failed (tools/lib/file.h), with the
+ * line that says so in why: the range it covered may not be on the
+ * disk, and nothing else would say so.
+ */
+static bool
+behind_failed (const struct endpoint *ep, char *why, size_t len)
+{
+  uint64_t offset, length;
+  int err = file_behind_error (file_of (ep), &offset, &length);
+
+  if (err != 0)
+    snprintf (why, len, "%s: writing back %" PRIu64 " bytes at offset %"
+              PRIu64 ": %s", ep->name, length, offset, strerror (err));
+  return err != 0;
+}
+
+static void
+local_check (const struct endpoint *ep, struct stop *s)
+{
+  char why[256];
+
+  if (!stop_requested (s) && behind_failed (ep, why, sizeof why))
+    stop_fail (s, "%s", why);
 }
 
 static void
@@ -255,8 +293,13 @@ local_close (struct endpoint *const eps[], size_t n, const struct stop *s)
 {
   size_t i;
 
+  char why[256];
+
   for (i = 0; i < n; i++) {
     file_close (file_of (eps[i]));
+    /* Failed as the copy ended, after the loop's last look. */
+    if (!stop_requested (s) && behind_failed (eps[i], why, sizeof why))
+      die ("%s", why);
     free (eps[i]);
   }
 }
@@ -264,12 +307,14 @@ local_close (struct endpoint *const eps[], size_t n, const struct stop *s)
 static const struct endpoint_ops local_ops = {
   .size = local_size,
   .extend = local_extend,
+  .complete_below = local_complete_below,
   .read = local_read,
   .write = local_write,
   .zero = local_zero,
   .zero_unsupported = local_zero_unsupported,
   .flush = local_flush,
   .busy = local_busy,
+  .check = local_check,
   .update = local_update,
   .strerror = local_strerror,
   .map_open = local_map_open,

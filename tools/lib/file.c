@@ -98,18 +98,51 @@ close_fds (struct file *f)
 /* Enough for every slot's command, and a flush, at once. */
 #define QUEUE_DEPTH 512
 
+/* Write-behind.  A buffered write only copies into the page cache;
+ * the kernel writes the dirty pages back in its own time and keeps
+ * them cached after.  A copy into a new file then takes a new page for
+ * every page it writes, from the free memory, and on a VM whose free
+ * memory went back to its host (free page reporting) each of those
+ * costs the host a fault: the same copy runs in 0.6 s one time and in
+ * 3 s the next (docs/techniques.md, section 14).  So the pages written
+ * are given back behind the copy, as nbdcopy does from its threads
+ * with sync_file_range and posix_fadvise:
+ *
+ *  - once more than BEHIND_WINDOW bytes written are still cached, the
+ *    oldest BEHIND_CHUNK is written back and waited for
+ *    (sync_file_range), then dropped from the page cache
+ *    (POSIX_FADV_DONTNEED, linked after the wait); its pages go back to
+ *    the free lists, where the next writes find them still mapped;
+ *
+ *  - at most BEHIND_EVICTING evictions are in flight.  The kernel's
+ *    io_uring workers run them, and the same workers run the reads and
+ *    writes of the copy (four per CPU): more evictions at once, or a
+ *    start of writeback after every write, leave the copy waiting for
+ *    workers, at the disk's pace.
+ *
+ * The copy never waits for the disk: where the disk is slower than the
+ * copy, more than the window stays cached at the end, and the kernel
+ * writes it back after, as it does every page without write-behind.
+ */
+#define BEHIND_WINDOW (256 * 1024 * 1024)
+#define BEHIND_CHUNK (16 * 1024 * 1024)
+#define BEHIND_EVICTING 4
+
 /* One command, from its start to its callback.  A read or write that
  * moved fewer bytes than asked goes again from done.
  */
 struct request {
   struct request *next;         /* on the file's list of spare ones */
   struct file *f;
-  enum { REQ_READ, REQ_WRITE, REQ_ZERO, REQ_FLUSH } op;
+  enum {
+    REQ_READ, REQ_WRITE, REQ_ZERO, REQ_FLUSH,
+    REQ_EVICT, REQ_DROP,        /* write-behind's own */
+  } op;
   int fd;
   char *buf;
   uint64_t offset, length, done;
   int mode;                     /* REQ_ZERO: fallocate's */
-  nbd_completion_callback cb;
+  nbd_completion_callback cb;   /* none for write-behind's own */
 };
 
 /* An entry on the submission queue, submitting what is queued if it is
@@ -161,6 +194,16 @@ queue (struct request *r)
   case REQ_FLUSH:
     io_uring_prep_fsync (sqe, r->fd, 0);
     break;
+  case REQ_EVICT:
+    io_uring_prep_sync_file_range (sqe, r->fd, r->length, r->offset,
+                                   SYNC_FILE_RANGE_WAIT_BEFORE |
+                                   SYNC_FILE_RANGE_WRITE |
+                                   SYNC_FILE_RANGE_WAIT_AFTER);
+    break;
+  case REQ_DROP:
+    io_uring_prep_fadvise (sqe, r->fd, r->offset, r->length,
+                           POSIX_FADV_DONTNEED);
+    break;
   }
   /* A buffered read of cached pages completes inside io_uring_enter,
    * on the loop's thread, one after the other.  IOSQE_ASYNC hands it to
@@ -172,6 +215,9 @@ queue (struct request *r)
    */
   if (r->op == REQ_READ && !(r->f->direct && r->fd == r->f->fd))
     io_uring_sqe_set_flags (sqe, IOSQE_ASYNC);
+  /* The drop runs once the wait before it is over, and not if it fails. */
+  if (r->op == REQ_EVICT)
+    io_uring_sqe_set_flags (sqe, IOSQE_IO_LINK);
   io_uring_sqe_set_data (sqe, r);
   r->f->queued++;
   return 0;
@@ -251,6 +297,137 @@ advance (struct request *r, int res, int *error)
   return 1;
 }
 
+/* Queue r as one of write-behind's own commands, on the file's
+ * page-cache descriptor.  The caller has made room for it.
+ */
+static void
+behind_queue (struct file *f, struct request *r, int op, uint64_t offset,
+              uint64_t length)
+{
+  *r = (struct request) {
+    .f = f, .op = op, .fd = f->buffered_fd, .offset = offset,
+    .length = length,
+  };
+  queue (r);
+  f->behind_in_flight++;
+}
+
+/* True if the submission queue has n free entries, submitting what it
+ * holds to make them: a linked pair must sit in one submission.
+ */
+static bool
+room (struct file *f, unsigned n)
+{
+  if (io_uring_sq_space_left (&f->ring) >= n)
+    return true;
+  if (io_uring_submit (&f->ring) >= 0)
+    f->queued = 0;
+  return io_uring_sq_space_left (&f->ring) >= n;
+}
+
+/* Evict the oldest ranges while more than the window is cached. */
+static void
+behind_evict (struct file *f)
+{
+  struct range *head;
+  struct request *wait, *drop;
+  uint64_t length;
+
+  while (f->write_behind && f->written_bytes > BEHIND_WINDOW &&
+         f->evicting < BEHIND_EVICTING && room (f, 2)) {
+    /* Both or neither: a wait without its drop would link to whatever
+     * command is queued next.  Without memory for them, the range
+     * stays cached, as without write-behind.
+     */
+    wait = get_request (f);
+    drop = wait != NULL ? get_request (f) : NULL;
+    if (drop == NULL) {
+      if (wait != NULL)
+        put_request (f, wait);
+      return;
+    }
+    head = &f->written[f->written_first];
+    length = MIN (head->length, BEHIND_CHUNK);
+    behind_queue (f, wait, REQ_EVICT, head->offset, length);
+    behind_queue (f, drop, REQ_DROP, head->offset, length);
+    f->evicting++;
+    f->written_bytes -= length;
+    head->offset += length;
+    head->length -= length;
+    if (head->length == 0) {
+      f->written_first = (f->written_first + 1) % f->written_alloc;
+      f->written_len--;
+    }
+  }
+}
+
+/* Add a range at the ring's end, or lengthen the last one it follows.
+ * -1 if the ring cannot grow.
+ */
+static int
+behind_push (struct file *f, uint64_t offset, uint64_t length)
+{
+  struct range *last, *v;
+  size_t i, alloc;
+
+  if (f->written_len > 0) {
+    last = &f->written[(f->written_first + f->written_len - 1) %
+                       f->written_alloc];
+    if (last->offset + last->length == offset) {
+      last->length += length;
+      f->written_bytes += length;
+      return 0;
+    }
+  }
+  if (f->written_len == f->written_alloc) {
+    alloc = 2 * f->written_alloc + 16;
+    v = malloc (alloc * sizeof *v);
+    if (v == NULL)
+      return -1;
+    for (i = 0; i < f->written_len; i++)
+      v[i] = f->written[(f->written_first + i) % f->written_alloc];
+    free (f->written);
+    f->written = v;
+    f->written_alloc = alloc;
+    f->written_first = 0;
+  }
+  f->written[(f->written_first + f->written_len) % f->written_alloc] =
+    (struct range) { offset, length };
+  f->written_len++;
+  f->written_bytes += length;
+  return 0;
+}
+
+/* A write is complete: note its range, and evict what is over the
+ * window.
+ */
+static void
+behind_written (struct file *f, const struct request *r)
+{
+  if (f->write_behind && r->fd == f->buffered_fd &&
+      behind_push (f, r->offset, r->length) == 0)
+    behind_evict (f);
+}
+
+/* One of write-behind's own commands is over.  The first failure is
+ * kept for file_behind_error, and write-behind stops there: the copy
+ * is failing.  A drop after a failed wait is cancelled, not failed.
+ */
+static void
+behind_done (struct file *f, struct request *r, int res)
+{
+  f->behind_in_flight--;
+  if (r->op == REQ_DROP)
+    f->evicting--;
+  if (res < 0 && res != -ECANCELED && f->behind_error == 0) {
+    f->behind_error = -res;
+    f->behind_failed = (struct range) { r->offset, r->length };
+    f->write_behind = false;
+  }
+  put_request (f, r);
+  behind_evict (f);
+}
+
 /* The eventfd is readable: completions are waiting.  Clear it first,
  * so that one posted while reaping wakes the loop again, then reap
  * every completion and call back.  Callbacks only record results
@@ -271,27 +448,31 @@ completions_cb (struct ev_loop *loop, ev_io *w, int revents)
     r = io_uring_cqe_get_data (cqe);
     res = cqe->res;
     io_uring_cqe_seen (&f->ring, cqe);
+    if (r->cb.callback == NULL) {
+      behind_done (f, r, res);
+      continue;
+    }
     if (advance (r, res, &error) == 1)
       continue;
     f->in_flight--;
+    if (r->op == REQ_WRITE && error == 0)
+      behind_written (f, r);
     r->cb.callback (r->cb.user_data, &error);
     put_request (f, r);
   }
 }
 
-/* True if the kernel's io_uring has every operation used here: rings
- * older than Linux 5.6 set up fine but fail these with EINVAL.
+/* True if the kernel's io_uring has the n operations ops: rings older
+ * than Linux 5.6 set up fine but fail those they lack with EINVAL.
  */
 static bool
-has_opcodes (struct io_uring *ring)
+has_opcodes (struct io_uring *ring, const int *ops, size_t n)
 {
-  static const int ops[] = { IORING_OP_READ, IORING_OP_WRITE,
-                             IORING_OP_FALLOCATE, IORING_OP_FSYNC };
   struct io_uring_probe *probe = io_uring_get_probe_ring (ring);
   bool ok = probe != NULL;
   size_t i;
 
-  for (i = 0; ok && i < sizeof ops / sizeof ops[0]; i++)
+  for (i = 0; ok && i < n; i++)
     ok = io_uring_opcode_supported (probe, ops[i]);
   if (probe != NULL)
     io_uring_free_probe (probe);
@@ -303,6 +484,10 @@ file_open (struct file *f, struct ev_loop *loop, const char *name,
            const char *path, bool writing, bool direct, bool *uring_failed,
            char *why, size_t len)
 {
+  static const int needed[] = { IORING_OP_READ, IORING_OP_WRITE,
+                                IORING_OP_FALLOCATE, IORING_OP_FSYNC };
+  static const int behind[] = { IORING_OP_SYNC_FILE_RANGE,
+                                IORING_OP_FADVISE };
   int r;
 
   memset (f, 0, sizeof *f);
@@ -322,7 +507,7 @@ file_open (struct file *f, struct ev_loop *loop, const char *name,
     close_fds (f);
     return r;
   }
-  if (!has_opcodes (&f->ring)) {
+  if (!has_opcodes (&f->ring, needed, sizeof needed / sizeof needed[0])) {
     *uring_failed = true;
     snprintf (why, len, "this kernel's io_uring lacks read, write, "
               "fallocate or fsync");
@@ -345,6 +530,8 @@ file_open (struct file *f, struct ev_loop *loop, const char *name,
   }
   ev_io_init (&f->watcher, completions_cb, f->event_fd, EV_READ);
   ev_io_start (loop, &f->watcher);
+  f->write_behind = writing && !f->direct &&
+    has_opcodes (&f->ring, behind, sizeof behind / sizeof behind[0]);
   return 0;
 }
 
@@ -396,6 +583,43 @@ file_update (struct file *f)
     ev_feed_event (f->loop, &f->watcher, EV_READ);
 }
 
+int
+file_behind_error (const struct file *f, uint64_t *offset, uint64_t *length)
+{
+  *offset = f->behind_failed.offset;
+  *length = f->behind_failed.length;
+  return f->behind_error;
+}
+
+/* Wait for write-behind's own commands, so that none is left running
+ * on a request about to be freed: at most BEHIND_EVICTING evictions,
+ * BEHIND_CHUNK each, and no new one starts.  A command of the caller's
+ * still in flight (the program is closing after a failure) is
+ * forgotten, its callback never called.
+ */
+static void
+behind_drain (struct file *f)
+{
+  struct io_uring_cqe *cqe;
+  struct request *r;
+  int ret;
+
+  f->write_behind = false;
+  while (f->behind_in_flight > 0) {
+    ret = io_uring_submit_and_wait (&f->ring, 1);
+    if (ret < 0 && ret != -EINTR)
+      return;
+    while (io_uring_peek_cqe (&f->ring, &cqe) == 0) {
+      r = io_uring_cqe_get_data (cqe);
+      if (r->cb.callback == NULL)
+        behind_done (f, r, cqe->res);
+      else
+        put_request (f, r);
+      io_uring_cqe_seen (&f->ring, cqe);
+    }
+  }
+}
+
 void
 file_close (struct file *f)
 {
@@ -403,6 +627,7 @@ file_close (struct file *f)
 
   if (f->event_fd >= 0) {
     ev_io_stop (f->loop, &f->watcher);
+    behind_drain (f);
     io_uring_queue_exit (&f->ring);
     close (f->event_fd);
     f->event_fd = -1;
@@ -412,6 +637,8 @@ file_close (struct file *f)
     f->spare = r->next;
     free (r);
   }
+  free (f->written);
+  f->written = NULL;
 }
 
 #else /* !HAVE_LIBURING */
@@ -465,6 +692,12 @@ file_flush (struct file *f, nbd_completion_callback cb)
 void
 file_update (struct file *f)
 {
+}
+
+int
+file_behind_error (const struct file *f, uint64_t *offset, uint64_t *length)
+{
+  return 0;
 }
 
 void

@@ -48,6 +48,13 @@
  *    blocks smaller than it) goes through a second, buffered
  *    descriptor.
  *
+ *  - Written through the page cache, a file keeps at most about 256 MiB
+ *    of what the program wrote cached while the disk keeps up: older
+ *    ranges are written back, waited for and dropped behind the copy
+ *    (write-behind, file.c), so that a large copy takes back the pages
+ *    it freed instead of new ones.  A writeback that fails is kept for
+ *    file_behind_error.
+ *
  * file_open fails (returning the errno) where io_uring cannot be set
  * up: an old kernel (or one before Linux 5.6, whose io_uring lacks
  * read, write or fallocate), a container whose seccomp profile forbids
@@ -70,6 +77,11 @@
 
 struct request;
 
+/* A range of the file: bytes written whose pages are still cached. */
+struct range {
+  uint64_t offset, length;
+};
+
 struct file {
   ev_io watcher;                /* first: the callback casts back */
   struct ev_loop *loop;
@@ -86,6 +98,15 @@ struct file {
   unsigned in_flight;           /* commands submitted or queued */
   unsigned queued;              /* prepared, not yet submitted */
   struct request *spare;        /* requests over, to reuse (file.c) */
+  /* Write-behind (file.c), for a file written through the page cache. */
+  bool write_behind;
+  struct range *written;        /* ring of ranges written, oldest first */
+  size_t written_first, written_len, written_alloc;
+  uint64_t written_bytes;       /* the sum of their lengths */
+  unsigned behind_in_flight;    /* write-behind's own commands */
+  unsigned evicting;            /* evictions among them */
+  int behind_error;             /* the first that failed, with its range */
+  struct range behind_failed;
 #ifdef HAVE_LIBURING
   struct io_uring ring;
 #endif
@@ -142,7 +163,17 @@ file_busy (const struct file *f)
 uint64_t file_extent (const struct file *f, uint64_t offset, uint64_t length,
                       bool *hole);
 
-/* Stop watching and close, once nothing is in flight. */
+/* 0, or the errno of the first write-behind command that failed (a
+ * writeback that met a disk error, say), with the range it covered.
+ * The pages of that range may not have reached the disk; the file's
+ * next fsync would not say so again.
+ */
+int file_behind_error (const struct file *f, uint64_t *offset,
+                       uint64_t *length);
+
+/* Stop watching and close, once nothing is in flight.  Write-behind's
+ * own commands are waited for: file_behind_error may change.
+ */
 void file_close (struct file *f);
 
 #endif /* NBD_LIBEV_EXAMPLES_FILE_H */
