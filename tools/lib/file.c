@@ -111,7 +111,7 @@ close_fds (struct file *f)
  *  - once more than BEHIND_WINDOW bytes written are still cached, the
  *    oldest BEHIND_CHUNK is written back and waited for
  *    (sync_file_range), then dropped from the page cache
- *    (POSIX_FADV_DONTNEED, linked after the wait); its pages go back to
+ *    (POSIX_FADV_DONTNEED, once the wait is over); its pages go back to
  *    the free lists, where the next writes find them still mapped;
  *
  *  - at most BEHIND_EVICTING evictions are in flight.  The kernel's
@@ -215,9 +215,6 @@ queue (struct request *r)
    */
   if (r->op == REQ_READ && !(r->f->direct && r->fd == r->f->fd))
     io_uring_sqe_set_flags (sqe, IOSQE_ASYNC);
-  /* The drop runs once the wait before it is over, and not if it fails. */
-  if (r->op == REQ_EVICT)
-    io_uring_sqe_set_flags (sqe, IOSQE_IO_LINK);
   io_uring_sqe_set_data (sqe, r);
   r->f->queued++;
   return 0;
@@ -298,9 +295,10 @@ advance (struct request *r, int res, int *error)
 }
 
 /* Queue r as one of write-behind's own commands, on the file's
- * page-cache descriptor.  The caller has made room for it.
+ * page-cache descriptor: 0, or -1 with r put back if the queue takes
+ * nothing (the range then stays cached, as without write-behind).
  */
-static void
+static int
 behind_queue (struct file *f, struct request *r, int op, uint64_t offset,
               uint64_t length)
 {
@@ -308,21 +306,12 @@ behind_queue (struct file *f, struct request *r, int op, uint64_t offset,
     .f = f, .op = op, .fd = f->buffered_fd, .offset = offset,
     .length = length,
   };
-  queue (r);
+  if (queue (r) == -1) {
+    put_request (f, r);
+    return -1;
+  }
   f->behind_in_flight++;
-}
-
-/* True if the submission queue has n free entries, submitting what it
- * holds to make them: a linked pair must sit in one submission.
- */
-static bool
-room (struct file *f, unsigned n)
-{
-  if (io_uring_sq_space_left (&f->ring) >= n)
-    return true;
-  if (io_uring_submit (&f->ring) >= 0)
-    f->queued = 0;
-  return io_uring_sq_space_left (&f->ring) >= n;
+  return 0;
 }
 
 /* Evict the oldest ranges while more than the window is cached. */
@@ -330,26 +319,17 @@ static void
 behind_evict (struct file *f)
 {
   struct range *head;
-  struct request *wait, *drop;
+  struct request *r;
   uint64_t length;
 
   while (f->write_behind && f->written_bytes > BEHIND_WINDOW &&
-         f->evicting < BEHIND_EVICTING && room (f, 2)) {
-    /* Both or neither: a wait without its drop would link to whatever
-     * command is queued next.  Without memory for them, the range
-     * stays cached, as without write-behind.
-     */
-    wait = get_request (f);
-    drop = wait != NULL ? get_request (f) : NULL;
-    if (drop == NULL) {
-      if (wait != NULL)
-        put_request (f, wait);
-      return;
-    }
+         f->evicting < BEHIND_EVICTING) {
     head = &f->written[f->written_first];
     length = MIN (head->length, BEHIND_CHUNK);
-    behind_queue (f, wait, REQ_EVICT, head->offset, length);
-    behind_queue (f, drop, REQ_DROP, head->offset, length);
+    r = get_request (f);
+    if (r == NULL ||
+        behind_queue (f, r, REQ_EVICT, head->offset, length) == -1)
+      return;
     f->evicting++;
     f->written_bytes -= length;
     head->offset += length;
@@ -409,22 +389,27 @@ behind_written (struct file *f, const struct request *r)
     behind_evict (f);
 }
 
-/* One of write-behind's own commands is over.  The first failure is
- * kept for file_behind_error, and write-behind stops there: the copy
- * is failing.  A drop after a failed wait is cancelled, not failed.
+/* One of write-behind's own commands is over.  A range written back
+ * is dropped next, with the same request.  The first failure is kept
+ * for file_behind_error, and write-behind stops there: the copy is
+ * failing.
  */
 static void
 behind_done (struct file *f, struct request *r, int res)
 {
   f->behind_in_flight--;
-  if (r->op == REQ_DROP)
-    f->evicting--;
-  if (res < 0 && res != -ECANCELED && f->behind_error == 0) {
+  if (res < 0 && f->behind_error == 0) {
     f->behind_error = -res;
     f->behind_failed = (struct range) { r->offset, r->length };
     f->write_behind = false;
   }
-  put_request (f, r);
+  if (r->op == REQ_EVICT && res >= 0) {
+    if (behind_queue (f, r, REQ_DROP, r->offset, r->length) == 0)
+      return;
+  }
+  else
+    put_request (f, r);
+  f->evicting--;
   behind_evict (f);
 }
 
