@@ -241,6 +241,20 @@ put_request (struct file *f, struct request *r)
   f->spare = r;
 }
 
+/* Queue r, filled in, and count it in *count: 0, or -1 with errno and
+ * r put back if the queue takes nothing.
+ */
+static int
+begin (struct file *f, struct request *r, unsigned *count)
+{
+  if (queue (r) == -1) {
+    put_request (f, r);
+    return -1;
+  }
+  (*count)++;
+  return 0;
+}
+
 /* Start a command: -1 with errno if it cannot even be queued, as
  * libnbd's aio calls return, and then cb is never called.
  */
@@ -257,12 +271,7 @@ start (struct file *f, int op, void *buf, uint64_t length, uint64_t offset,
     .f = f, .op = op, .fd = aligned ? f->fd : f->buffered_fd, .buf = buf,
     .offset = offset, .length = length, .mode = mode, .cb = cb,
   };
-  if (queue (r) == -1) {
-    put_request (f, r);
-    return -1;
-  }
-  f->in_flight++;
-  return 0;
+  return begin (f, r, &f->in_flight);
 }
 
 /* A completion: 0 once the request is over, with its errno in *error;
@@ -306,12 +315,7 @@ behind_queue (struct file *f, struct request *r, int op, uint64_t offset,
     .f = f, .op = op, .fd = f->buffered_fd, .offset = offset,
     .length = length,
   };
-  if (queue (r) == -1) {
-    put_request (f, r);
-    return -1;
-  }
-  f->behind_in_flight++;
-  return 0;
+  return begin (f, r, &f->behind_in_flight);
 }
 
 /* Evict the oldest ranges while more than the window is cached. */
