@@ -95,7 +95,9 @@ close_fds (struct file *f)
   f->fd = f->buffered_fd = -1;
 }
 
-/* Enough for every slot's command, and a flush, at once. */
+/* Enough for every slot's command, a flush and write-behind's
+ * evictions, at once.
+ */
 #define QUEUE_DEPTH 512
 
 /* Write-behind.  A buffered write only copies into the page cache;
@@ -108,11 +110,13 @@ close_fds (struct file *f)
  * are given back behind the copy, as nbdcopy does from its threads
  * with sync_file_range and posix_fadvise:
  *
- *  - once more than BEHIND_WINDOW bytes written are still cached, the
- *    oldest BEHIND_CHUNK is written back and waited for
- *    (sync_file_range), then dropped from the page cache
+ *  - once more than BEHIND_WINDOW bytes written are still cached, up to
+ *    BEHIND_CHUNK of the range written first is written back and waited
+ *    for (sync_file_range), then dropped from the page cache
  *    (POSIX_FADV_DONTNEED, once the wait is over); its pages go back to
- *    the free lists, where the next writes find them still mapped;
+ *    the free lists, where the next writes find them still mapped.
+ *    Writes complete out of order, so a write joins whichever of the
+ *    last BEHIND_JOIN ranges it touches;
  *
  *  - at most BEHIND_EVICTING evictions are in flight.  The kernel's
  *    io_uring workers run them, and the same workers run the reads and
@@ -127,6 +131,7 @@ close_fds (struct file *f)
 #define BEHIND_WINDOW (256 * 1024 * 1024)
 #define BEHIND_CHUNK (16 * 1024 * 1024)
 #define BEHIND_EVICTING 4
+#define BEHIND_JOIN 16
 
 /* One command, from its start to its callback.  A read or write that
  * moved fewer bytes than asked goes again from done.
@@ -345,20 +350,21 @@ behind_evict (struct file *f)
   }
 }
 
-/* Add a range at the ring's end, or lengthen the last one it follows.
- * -1 if the ring cannot grow.
+/* Add a range at the ring's end, or join it to one of the latest
+ * ranges it touches.  -1 if the ring cannot grow.
  */
 static int
 behind_push (struct file *f, uint64_t offset, uint64_t length)
 {
-  struct range *last, *v;
+  struct range *v, *e;
   size_t i, alloc;
 
-  if (f->written_len > 0) {
-    last = &f->written[(f->written_first + f->written_len - 1) %
-                       f->written_alloc];
-    if (last->offset + last->length == offset) {
-      last->length += length;
+  for (i = 0; i < MIN (f->written_len, BEHIND_JOIN); i++) {
+    e = &f->written[(f->written_first + f->written_len - 1 - i) %
+                    f->written_alloc];
+    if (e->offset + e->length == offset || offset + length == e->offset) {
+      e->offset = MIN (e->offset, offset);
+      e->length += length;
       f->written_bytes += length;
       return 0;
     }
