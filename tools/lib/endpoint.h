@@ -193,9 +193,10 @@ bool endpoint_ended (const struct endpoint *ep);
 /* A stream read fails with EFBIG past limit bytes (tools/lib/stream.h). */
 void endpoint_set_limit (struct endpoint *ep, uint64_t limit);
 
-/* Below what offset every byte has reached ep, for a stream; for
- * anything else, fallback (the caller's low water mark: writes
- * complete in any order).
+/* Below what offset every byte has reached ep: for a stream, its
+ * offset; for a local file whose writeback failed, 0; for anything
+ * else, fallback (the caller's low water mark: writes complete in any
+ * order).
  */
 uint64_t endpoint_complete_below (const struct endpoint *ep,
                                   uint64_t fallback);

@@ -114,14 +114,16 @@ local_extend (struct endpoint *ep, uint64_t size)
   return 0;
 }
 
-/* A range whose writeback failed holds what the disk kept of it. */
+/* After a failed writeback no range written is known to be on the
+ * disk (tools/lib/file.h): none of the destination holds the copy.
+ */
 static uint64_t
 local_complete_below (const struct endpoint *ep, uint64_t fallback)
 {
   uint64_t offset, length;
 
   if (file_behind_error (file_of (ep), &offset, &length) != 0)
-    return MIN (offset, fallback);
+    return 0;
   return fallback;
 }
 
@@ -162,6 +164,11 @@ local_flush (struct endpoint *ep, struct flush *f, struct stop *s)
 {
   nbd_completion_callback cb = { .callback = flush_done, .user_data = f };
 
+  /* Write-behind's evictions first: a failure they meet is reported
+   * (local_check) in place of the fsync, which would not see it again.
+   */
+  if (f->state == FLUSH_NONE && !file_behind_settled (file_of (ep)))
+    return false;
   if (f->state == FLUSH_NONE) {
     debug ("%s: fsync", ep->name);
     if (file_flush (file_of (ep), cb) == -1) {
@@ -191,8 +198,9 @@ behind_failed (const struct endpoint *ep, char *why, size_t len)
   int err = file_behind_error (file_of (ep), &offset, &length);
 
   if (err != 0)
-    snprintf (why, len, "%s: writing back %" PRIu64 " bytes at offset %"
-              PRIu64 ": %s", ep->name, length, offset, strerror (err));
+    snprintf (why, len, "%s: writing back to the disk failed (seen on %"
+              PRIu64 " bytes at offset %" PRIu64 "): %s", ep->name, length,
+              offset, strerror (err));
   return err != 0;
 }
 
@@ -203,6 +211,15 @@ local_check (const struct endpoint *ep, struct stop *s)
 
   if (!stop_requested (s) && behind_failed (ep, why, sizeof why))
     stop_fail (s, "%s", why);
+}
+
+/* Stopping: the evictions in flight are waited for (local_busy), so
+ * that the offset a resume starts from knows of their failures.
+ */
+static void
+local_stopping (struct endpoint *ep)
+{
+  file_behind_settled (file_of (ep));
 }
 
 static void
@@ -292,7 +309,6 @@ static void
 local_close (struct endpoint *const eps[], size_t n, const struct stop *s)
 {
   size_t i;
-
   char why[256];
 
   for (i = 0; i < n; i++) {
@@ -315,6 +331,7 @@ static const struct endpoint_ops local_ops = {
   .flush = local_flush,
   .busy = local_busy,
   .check = local_check,
+  .stopping = local_stopping,
   .update = local_update,
   .strerror = local_strerror,
   .map_open = local_map_open,

@@ -124,9 +124,17 @@ close_fds (struct file *f)
  *    start of writeback after every write, leave the copy waiting for
  *    workers, at the disk's pace.
  *
- * The copy never waits for the disk: where the disk is slower than the
- * copy, more than the window stays cached at the end, and the kernel
- * writes it back after, as it does every page without write-behind.
+ * The copy does not wait for the disk as it goes: where the disk is
+ * slower than the copy, more than the window stays cached at the end,
+ * and the kernel writes it back after, as it does every page without
+ * write-behind.  At the end, before a flush and when stopping, no new
+ * eviction starts and those in flight are waited for, so that their
+ * failures are known (file_behind_settled).
+ *
+ * A failed writeback is the file's, not a range's: the kernel keeps one
+ * error for the file, and whichever sync_file_range looks first takes
+ * it, so the pages lost may be those of another eviction, or of any
+ * range still cached.  The range it was seen on only says when.
  */
 #define BEHIND_WINDOW (256 * 1024 * 1024)
 #define BEHIND_CHUNK (16 * 1024 * 1024)
@@ -400,15 +408,15 @@ behind_written (struct file *f, const struct request *r)
 }
 
 /* One of write-behind's own commands is over.  A range written back
- * is dropped next, with the same request.  The first failure is kept
- * for file_behind_error, and write-behind stops there: the copy is
- * failing.
+ * is dropped next, with the same request.  The first failed writeback
+ * is kept for file_behind_error, and write-behind stops there: the copy
+ * is failing.  A drop that fails only leaves its pages cached.
  */
 static void
 behind_done (struct file *f, struct request *r, int res)
 {
   f->behind_in_flight--;
-  if (res < 0 && f->behind_error == 0) {
+  if (r->op == REQ_EVICT && res < 0 && f->behind_error == 0) {
     f->behind_error = -res;
     f->behind_failed = (struct range) { r->offset, r->length };
     f->write_behind = false;
@@ -443,7 +451,7 @@ completions_cb (struct ev_loop *loop, ev_io *w, int revents)
     r = io_uring_cqe_get_data (cqe);
     res = cqe->res;
     io_uring_cqe_seen (&f->ring, cqe);
-    if (r->cb.callback == NULL) {
+    if (r->op == REQ_EVICT || r->op == REQ_DROP) {
       behind_done (f, r, res);
       continue;
     }
@@ -586,11 +594,17 @@ file_behind_error (const struct file *f, uint64_t *offset, uint64_t *length)
   return f->behind_error;
 }
 
-/* Wait for write-behind's own commands, so that none is left running
- * on a request about to be freed: at most BEHIND_EVICTING evictions,
- * BEHIND_CHUNK each, and no new one starts.  A command of the caller's
- * still in flight (the program is closing after a failure) is
- * forgotten, its callback never called.
+bool
+file_behind_settled (struct file *f)
+{
+  f->write_behind = false;
+  return f->behind_in_flight == 0;
+}
+
+/* Wait for write-behind's own commands, for their failures: at most
+ * BEHIND_EVICTING evictions, BEHIND_CHUNK each, and no new one starts.
+ * A command of the caller's still in flight (the program is closing
+ * after a failure) is forgotten, its callback never called.
  */
 static void
 behind_drain (struct file *f)
@@ -606,7 +620,7 @@ behind_drain (struct file *f)
       return;
     while (io_uring_peek_cqe (&f->ring, &cqe) == 0) {
       r = io_uring_cqe_get_data (cqe);
-      if (r->cb.callback == NULL)
+      if (r->op == REQ_EVICT || r->op == REQ_DROP)
         behind_done (f, r, cqe->res);
       else
         put_request (f, r);
@@ -693,6 +707,12 @@ int
 file_behind_error (const struct file *f, uint64_t *offset, uint64_t *length)
 {
   return 0;
+}
+
+bool
+file_behind_settled (struct file *f)
+{
+  return true;
 }
 
 void

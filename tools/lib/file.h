@@ -148,11 +148,11 @@ file_block_size (const struct file *f)
   return f->align;
 }
 
-/* True while commands are in flight. */
+/* True while commands are in flight, write-behind's too. */
 static inline bool
 file_busy (const struct file *f)
 {
-  return f->in_flight > 0;
+  return f->in_flight > 0 || f->behind_in_flight > 0;
 }
 
 /* The extents of [offset, offset + length) from SEEK_DATA and
@@ -163,13 +163,19 @@ file_busy (const struct file *f)
 uint64_t file_extent (const struct file *f, uint64_t offset, uint64_t length,
                       bool *hole);
 
-/* 0, or the errno of the first write-behind command that failed (a
- * writeback that met a disk error, say), with the range it covered.
- * The pages of that range may not have reached the disk; the file's
- * next fsync would not say so again.
+/* 0, or the errno of the first writeback that failed under
+ * write-behind (a disk error, say), with the range it was seen on.
+ * Which pages were lost is not known: those of any range written (the
+ * kernel keeps one error for the file, file.c), and the file's next
+ * fsync would not say so again.
  */
 int file_behind_error (const struct file *f, uint64_t *offset,
                        uint64_t *length);
+
+/* Start no more write-behind (the writes are over, or the program is
+ * stopping); true once none of its commands is in flight.
+ */
+bool file_behind_settled (struct file *f);
 
 /* Stop watching and close, once nothing is in flight.  Write-behind's
  * own commands are waited for: file_behind_error may change.
