@@ -13,15 +13,19 @@ if [ "$(stat -f -c %T "$tmpdir")" = tmpfs ]; then
   exit 77
 fi
 
-# 512 MiB of data: 256 MiB past the window that stays cached, so the
-# first four evictions, which the copy waits for as it closes the
-# file, give back at least 64 MiB, however slow the disk.
+# 512 MiB of data, written one request at a time so that the ranges
+# written are one run: once 256 MiB are cached, each 16 MiB more
+# starts an eviction of 16 MiB, up to four at a time, and the copy
+# waits for those in flight as it closes the file.  So at least 64 MiB
+# are given back, however slow the disk.
 nbdcopy -- [ nbdkit pattern $((512 * mib)) ] "$tmpdir/src.raw"
-nbd-evcopy "$tmpdir/src.raw" "$tmpdir/dst.raw" || fail "the copy failed"
+nbd-evcopy -v --requests=1 "$tmpdir/src.raw" "$tmpdir/dst.raw" \
+  2>"$tmpdir/v" || { cat "$tmpdir/v"; fail "the copy failed"; }
+grep -q "destination: .*through io_uring" "$tmpdir/v" ||
+  fail "the destination was not written through io_uring"
 # Before anything reads the new file back into the page cache.
 cached=$(fincore --bytes --noheadings --output RES "$tmpdir/dst.raw")
 [ "$cached" -le $((448 * mib)) ] ||
   fail "$cached bytes of the new file are still cached; at most $((448 * mib))"
 cmp "$tmpdir/src.raw" "$tmpdir/dst.raw" || fail "the copy differs"
-
 echo ok
