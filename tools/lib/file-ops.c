@@ -187,9 +187,9 @@ local_busy (const struct endpoint *ep)
   return file_busy (file_of (ep));
 }
 
-/* True if a write-behind command failed (tools/lib/file.h), with the
- * line that says so in why: the range it covered may not be on the
- * disk, and nothing else would say so.
+/* True if a writeback failed under write-behind (tools/lib/file.h),
+ * with the line that says so in why: any range written may have missed
+ * the disk, and nothing else would say so.
  */
 static bool
 behind_failed (const struct endpoint *ep, char *why, size_t len)

@@ -105,10 +105,10 @@ close_fds (struct file *f)
  * them cached after.  A copy into a new file then takes a new page for
  * every page it writes, from the free memory, and on a VM whose free
  * memory went back to its host (free page reporting) each of those
- * costs the host a fault: the same copy runs in 0.6 s one time and in
- * 3 s the next (docs/techniques.md, section 14).  So the pages written
- * are given back behind the copy, as nbdcopy does from its threads
- * with sync_file_range and posix_fadvise:
+ * costs the host a fault: the same copy may take several times as long
+ * from one run to the next (docs/techniques.md, section 14).  So the
+ * pages written are given back behind the copy, as nbdcopy does from
+ * its threads with sync_file_range and posix_fadvise:
  *
  *  - once more than BEHIND_WINDOW bytes written are still cached, up to
  *    BEHIND_CHUNK of the range written first is written back and waited
@@ -402,8 +402,7 @@ behind_push (struct file *f, uint64_t offset, uint64_t length)
 static void
 behind_written (struct file *f, const struct request *r)
 {
-  if (f->write_behind && r->fd == f->buffered_fd &&
-      behind_push (f, r->offset, r->length) == 0)
+  if (f->write_behind && behind_push (f, r->offset, r->length) == 0)
     behind_evict (f);
 }
 

@@ -77,7 +77,7 @@
 
 struct request;
 
-/* A range of the file: bytes written whose pages are still cached. */
+/* A range of the file's bytes. */
 struct range {
   uint64_t offset, length;
 };
@@ -105,8 +105,8 @@ struct file {
   uint64_t written_bytes;       /* the sum of their lengths */
   unsigned behind_in_flight;    /* write-behind's own commands */
   unsigned evicting;            /* evictions among them */
-  int behind_error;             /* the first that failed, with its range */
-  struct range behind_failed;
+  int behind_error;             /* the first failed writeback's errno */
+  struct range behind_failed;   /* the eviction it was seen on */
 #ifdef HAVE_LIBURING
   struct io_uring ring;
 #endif
