@@ -28,8 +28,11 @@ expect_error "destination: writing back to the disk failed" \
 grep -Eq "^nbd-evcopy: destination: writing back to the disk failed \(seen on [0-9]+ bytes at offset [0-9]+\): " \
   "$tmpdir/err" || fail "writeback error: $(cat "$tmpdir/err")"
 # Which pages were lost is not known (one error for the whole file), so
-# no offset to resume from may be offered above what the disk (the
-# file under the loop device) holds.
+# no offset to resume from may be offered above 0, and any offered is
+# checked against what the disk (the file under the loop device) holds.
+if grep -Eq "complete below offset [1-9]|--resume=[1-9]" "$tmpdir/err"; then
+  fail "an offset to resume from after a failed writeback: $(cat "$tmpdir/err")"
+fi
 if grep -q "complete below offset" "$tmpdir/err"; then
   below=$(sed -nE 's/.*complete below offset ([0-9]+).*/\1/p' "$tmpdir/err")
   cmp -n "$below" "$tmpdir/src.raw" "$tmpdir/full/disk" ||
