@@ -1,9 +1,7 @@
 #!/usr/bin/env bash
 # Write-behind (tools/lib/file.c): a copy into a new local file gives
-# back pages it wrote once they are on the disk.  Whether it goes on
-# giving them back depends on the rates it measures (tools/lib/behind.h,
-# simulated in tests/test-behind.c); its probe of the disk's rate gives
-# back 64 MiB whatever the rates.
+# back the pages it wrote once they are on the disk, so that it does
+# not end with the whole image cached.
 source "$abs_top_srcdir/tests/functions.sh"
 requires nbdkit nbdcopy fincore cmp stat
 mib=$((1024 * 1024))
@@ -18,8 +16,8 @@ fi
 # 512 MiB of data, written one request at a time so that the ranges
 # written are one run: once 256 MiB are cached, each 16 MiB more
 # starts an eviction of 16 MiB, up to four at a time, and the copy
-# waits for those in flight as it closes the file.  So at least the
-# probe's 64 MiB are given back, however slow the disk.
+# waits for those in flight as it closes the file.  So at least 64 MiB
+# are given back, however slow the disk.
 nbdcopy -- [ nbdkit pattern $((512 * mib)) ] "$tmpdir/src.raw"
 nbd-evcopy -v --requests=1 "$tmpdir/src.raw" "$tmpdir/dst.raw" \
   2>"$tmpdir/v" || { cat "$tmpdir/v"; fail "the copy failed"; }

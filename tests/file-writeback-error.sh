@@ -4,10 +4,9 @@
 # write-behind the copy would end as if all were well, the pages
 # failing later in the kernel's own writeback.  A block device over a
 # file on a tmpfs too small for it: the writes fit in the page cache,
-# and the first 64 MiB written back (write-behind's probe of the
-# disk's rate, whatever it decides after) overfill the 32 MiB tmpfs.
-# Loop devices and mounts need root and the loop driver: without them
-# the test is skipped, and counted as such.
+# their writeback fails once the tmpfs is full.  Loop devices and
+# mounts need root and the loop driver: without them the test is
+# skipped, and counted as such.
 source "$abs_top_srcdir/tests/functions.sh"
 requires nbdkit nbdcopy losetup mount umount
 requires_root "a loop device"
@@ -15,7 +14,7 @@ mib=$((1024 * 1024))
 
 nbdcopy -- [ nbdkit pattern $((512 * mib)) ] "$tmpdir/src.raw"
 mkdir "$tmpdir/full"
-mount -t tmpfs -o size=32M tmpfs "$tmpdir/full" || fail "cannot mount a tmpfs"
+mount -t tmpfs -o size=64M tmpfs "$tmpdir/full" || fail "cannot mount a tmpfs"
 at_exit umount --lazy "$tmpdir/full"
 truncate -s $((512 * mib)) "$tmpdir/full/disk"
 if ! dev=$(losetup -f --show "$tmpdir/full/disk"); then

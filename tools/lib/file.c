@@ -107,9 +107,8 @@ close_fds (struct file *f)
  * memory went back to its host (free page reporting) each of those
  * costs the host a fault: the same copy may take several times as long
  * from one run to the next (docs/techniques.md, section 14).  So the
- * pages written are given back behind the copy where that is faster,
- * as nbdcopy does always from its threads with sync_file_range and
- * posix_fadvise:
+ * pages written are given back behind the copy, as nbdcopy does from
+ * its threads with sync_file_range and posix_fadvise:
  *
  *  - once more than BEHIND_WINDOW bytes written are still cached, up to
  *    BEHIND_CHUNK of the range written first is written back and waited
@@ -118,11 +117,6 @@ close_fds (struct file *f)
  *    the free lists, where the next writes find them still mapped.
  *    Writes complete out of order, so a write joins whichever of the
  *    last BEHIND_JOIN ranges it touches;
- *
- *  - whether evictions go on after the first few is the rule's
- *    (behind.h): only where the page cache takes writes slower than
- *    the disk writes them back.  Elsewhere writing back costs the copy
- *    the disk's pace and brings nothing;
  *
  *  - at most BEHIND_EVICTING evictions are in flight.  The kernel's
  *    io_uring workers run them, and the same workers run the reads and
@@ -290,11 +284,7 @@ start (struct file *f, int op, void *buf, uint64_t length, uint64_t offset,
     .f = f, .op = op, .fd = aligned ? f->fd : f->buffered_fd, .buf = buf,
     .offset = offset, .length = length, .mode = mode, .cb = cb,
   };
-  if (begin (f, r, &f->in_flight) == -1)
-    return -1;
-  if (op == REQ_WRITE)
-    behind_rule_start (&f->rule, false, length, now_ns ());
-  return 0;
+  return begin (f, r, &f->in_flight);
 }
 
 /* A completion: 0 once the request is over, with its errno in *error;
@@ -350,8 +340,7 @@ behind_evict (struct file *f)
   uint64_t length;
 
   while (f->write_behind && f->written_bytes > BEHIND_WINDOW &&
-         f->evicting < BEHIND_EVICTING &&
-         behind_rule_may_evict (&f->rule)) {
+         f->evicting < BEHIND_EVICTING) {
     head = &f->written[f->written_first];
     length = MIN (head->length, BEHIND_CHUNK);
     r = get_request (f);
@@ -359,7 +348,6 @@ behind_evict (struct file *f)
         behind_queue (f, r, REQ_EVICT, head->offset, length) == -1)
       return;
     f->evicting++;
-    behind_rule_start (&f->rule, true, length, now_ns ());
     f->written_bytes -= length;
     head->offset += length;
     head->length -= length;
@@ -408,34 +396,13 @@ behind_push (struct file *f, uint64_t offset, uint64_t length)
   return 0;
 }
 
-/* The rule's decision, for -v. */
-static void
-behind_say (const struct file *f)
-{
-  const struct behind_rule *b = &f->rule;
-
-  if (b->state == RULE_EVICTING)
-    debug ("%s: write-behind: the page cache takes writes at %.2f GB/s, "
-           "the disk writes back at %.2f GB/s: giving pages back for "
-           "the rest of the copy", f->name, b->cache_rate / 1e9,
-           b->disk_rate / 1e9);
-  else
-    debug ("%s: write-behind: the disk writes back at %.2f GB/s: giving "
-           "no more pages back while the page cache takes writes faster",
-           f->name, b->disk_rate / 1e9);
-}
-
-/* A write is over: time it, note its range if it wrote, and evict what
- * is over the window.
+/* A write is complete: note its range, and evict what is over the
+ * window.
  */
 static void
-behind_written (struct file *f, const struct request *r, int error)
+behind_written (struct file *f, const struct request *r)
 {
-  if (behind_rule_done (&f->rule, false, r->length, now_ns ()) &&
-      f->write_behind)
-    behind_say (f);
-  if (error == 0 && f->write_behind &&
-      behind_push (f, r->offset, r->length) == 0)
+  if (f->write_behind && behind_push (f, r->offset, r->length) == 0)
     behind_evict (f);
 }
 
@@ -448,10 +415,6 @@ static void
 behind_done (struct file *f, struct request *r, int res)
 {
   f->behind_in_flight--;
-  if (r->op == REQ_EVICT &&
-      behind_rule_done (&f->rule, true, r->length, now_ns ()) &&
-      f->write_behind)
-    behind_say (f);
   if (r->op == REQ_EVICT && res < 0 && f->behind_error == 0) {
     f->behind_error = -res;
     f->behind_failed = (struct range) { r->offset, r->length };
@@ -494,8 +457,8 @@ completions_cb (struct ev_loop *loop, ev_io *w, int revents)
     if (advance (r, res, &error) == 1)
       continue;
     f->in_flight--;
-    if (r->op == REQ_WRITE)
-      behind_written (f, r, error);
+    if (r->op == REQ_WRITE && error == 0)
+      behind_written (f, r);
     r->cb.callback (r->cb.user_data, &error);
     put_request (f, r);
   }

@@ -71,8 +71,6 @@
 #include <libnbd.h>
 #include <ev.h>
 
-#include "behind.h"
-
 #ifdef HAVE_LIBURING
 #include <liburing.h>
 #endif
@@ -107,7 +105,6 @@ struct file {
   uint64_t written_bytes;       /* the sum of their lengths */
   unsigned behind_in_flight;    /* write-behind's own commands */
   unsigned evicting;            /* evictions among them */
-  struct behind_rule rule;      /* whether they may start */
   int behind_error;             /* the first failed writeback's errno */
   struct range behind_failed;   /* the eviction it was seen on */
 #ifdef HAVE_LIBURING
