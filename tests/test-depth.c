@@ -500,6 +500,13 @@ main (void)
   /* With -C or without multi-conn the most is the count: it stays. */
   o = simulate_spread (&held, 16, 256 * 1024, 256, MIB, 5, 16, 2, 2);
   CHECK (o.connections == 2 && o.requests == 32);
+  /* One connection to a near server: the depth starts at the cap, and
+   * its first round trips, where RTprop comes from, are already the
+   * queue's.  They cannot stand for the drain, and the drain brings the
+   * depth down to what the path holds.
+   */
+  o = simulate_spread (&near, 16, 256 * 1024, 256, MIB, 5, 16, 1, 1);
+  CHECK (o.requests == 16 && o.request_size == 256 * 1024);
   /* The same servers answering at once: the depth stays far below
    * what two connections serve, and so does the count.
    */
