@@ -41,38 +41,6 @@ unqueued (const struct depth *d, uint64_t rtt_ns, double bytes)
   return rtt_ns > queue_ns + 1 ? (uint64_t) (rtt_ns - queue_ns) : 1;
 }
 
-/* A slot taken at the cap while starting is back.  Once min_requests
- * of them are, the shortest within HELD_RTT of the shortest round trip
- * before, the cap queues nothing (a queue that stands delays every
- * slot; one that comes and goes, as when the depth grows by many
- * requests at once, only some).  Only for a cap of at least twice the
- * least requests: RTprop comes from the first round trips, at the
- * least, and a queue in those would show at twice the depth as twice
- * the round trip, as the drain's half stage shows it; a cap the depth
- * starts at (one connection) tells nothing, and drains.  So the cap
- * queues nothing: the round trip without queue is the one measured, and
- * the drain that follows starting would find it no shorter with less
- * in flight, at the cost of a round trip at half the depth, against far
- * servers a large part of the copy.  So the cap counts as that drain,
- * with what it would have found, and starting goes on without one.  A
- * wider cap (spread.h) can follow at once.
- */
-static void
-cap_held (struct depth *d, uint64_t rtt_ns)
-{
-  d->cap_samples++;
-  if (d->cap_rtt_ns == 0 || rtt_ns < d->cap_rtt_ns)
-    d->cap_rtt_ns = rtt_ns;
-  if (d->max_requests < 2 * d->min_requests ||
-      d->cap_samples < d->min_requests ||
-      d->cap_rtt_ns > HELD_RTT * d->rtprop_ns)
-    return;
-  d->drains = 1;
-  d->drain_from = (double) d->max_requests * d->max_size;
-  d->drain_from_rtt_ns = d->cap_rtt_ns;
-  d->drain_rtt_ns = d->rtprop_ns;
-}
-
 void
 depth_sample (struct depth *d, uint64_t bytes, struct depth_mark taken,
               uint64_t now_ns)
@@ -106,8 +74,6 @@ depth_sample (struct depth *d, uint64_t bytes, struct depth_mark taken,
    * half's larger queue, and would make the least's round trip look
    * longer than it is.
    */
-  if (d->startup && d->drains == 0 && taken.at_cap)
-    cap_held (d, rtt);
   if (d->drain_ns > 0 && !d->halved && d->least_from_ns == 0 &&
       taken.ns >= d->drain_ns)
     d->least_from_ns = now_ns;
@@ -361,11 +327,10 @@ end_startup (struct depth *d, uint64_t rtt_ns, uint64_t now_ns)
  * depth has begun to queue in the servers, as TCP's HyStart (Ha and
  * Rhee, "Taming the elephants", 2008) leaves slow start when round
  * trips grow.  It ends too after an epoch begun at the cap, which
- * the depth cannot pass, once min_requests slots taken at the cap are
- * back: there is nothing more to find, and those slots tell whether
- * the cap stands for the drain (cap_held).  True if the epoch's
- * decision is made: startup ended with a change of depth (d->changed)
- * or a drain.
+ * the depth cannot pass: there is nothing more to find, and a wider
+ * cap (spread.h) waits for the drain to measure the round trip.
+ * True if the epoch's decision is made: startup ended with a change of
+ * depth (d->changed) or a drain.
  */
 static bool
 startup_epoch (struct depth *d, double rate, uint64_t rtt, uint64_t now_ns)
@@ -378,8 +343,7 @@ startup_epoch (struct depth *d, double rate, uint64_t rtt, uint64_t now_ns)
   else
     d->flat_epochs++;
   return (d->flat_epochs >= 3 || rtt > QUEUE_RTT * d->rtprop_ns ||
-          (d->epoch_bytes >= d->max_requests * d->max_size &&
-           (d->drains > 0 || d->cap_samples >= d->min_requests))) &&
+          d->epoch_bytes >= d->max_requests * d->max_size) &&
     ((d->changed = end_startup (d, rtt, now_ns)) || d->drain_ns > 0);
 }
 

@@ -75,12 +75,6 @@
  */
 #define QUEUE_RTT 1.5
 
-/* While starting, once min_requests slots taken at the cap are back
- * within this factor of the shortest round trip, the cap queues
- * nothing: no drain is needed to measure the round trip without queue.
- */
-#define HELD_RTT 1.1
-
 struct depth {
   unsigned requests;            /* slots that may be in use now */
   uint64_t request_size;        /* bytes per data request now */
@@ -104,12 +98,7 @@ struct depth {
                                    before it */
   bool refresh;                 /* this drain replaces the round trip */
   unsigned drains;              /* ends of starting: only the first
-                                   drains (a stale RTprop drains too),
-                                   and a cap held while starting
-                                   counts as it */
-  unsigned cap_samples;         /* while starting, slots back that were
-                                   taken at the cap */
-  uint64_t cap_rtt_ns;          /* their shortest round trip */
+                                   drains (a stale RTprop drains too) */
   bool changed;                 /* the last depth_update changed them */
   uint64_t change_ns;           /* when they last changed */
   bool settled;                 /* a slot taken since then is back */
@@ -173,7 +162,6 @@ struct depth_mark {
   uint64_t ns, delivered;
   double depth;                 /* the bytes whose queue its round trip
                                    is counted without */
-  bool at_cap;                  /* taken with the depth at its most */
 };
 
 static inline struct depth_mark
@@ -183,8 +171,6 @@ depth_mark (const struct depth *d, uint64_t now_ns)
     .ns = now_ns, .delivered = d->delivered,
     .depth = d->settled ? (double) d->requests * d->request_size
                         : d->queue_floor,
-    .at_cap = d->requests == d->max_requests &&
-              d->request_size == d->max_size,
   };
 }
 

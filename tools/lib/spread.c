@@ -27,13 +27,10 @@ spread_init (struct spread *sp, unsigned connections, unsigned most)
  * the drain found no queue at the cap (the round trip before it, at
  * the cap, as short as the drain's).  The second is known as the drain
  * ends; the first once slots taken at the refilled cap are back, some
- * round trips later.  A cap held while starting stands for the drain
- * (depth.c, cap_held), with the round trip at the cap as the one
- * before it.  Only once the first drain, or the cap that stands for
- * it, has measured the round trip, and not during a drain: a wider cap
- * while starting before it would end starting on the queue it makes in
- * servers that are short of CPU, and drain all the way to the floor;
- * after it, starting ends there with no drain.
+ * round trips later.  Only once the first drain has measured the
+ * round trip, and not during a drain: a wider cap while starting would
+ * end starting on the queue it makes in servers that are short of CPU,
+ * and drain all the way to the floor.
  */
 static bool
 served_bound (const struct depth *d)
