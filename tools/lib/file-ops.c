@@ -192,7 +192,7 @@ local_busy (const struct endpoint *ep)
  * the disk, and nothing else would say so.
  */
 static bool
-behind_failed (const struct endpoint *ep, char *why, size_t len)
+writeback_failed (const struct endpoint *ep, char *why, size_t len)
 {
   uint64_t offset, length;
   int err = file_behind_error (file_of (ep), &offset, &length);
@@ -209,7 +209,7 @@ local_check (const struct endpoint *ep, struct stop *s)
 {
   char why[256];
 
-  if (!stop_requested (s) && behind_failed (ep, why, sizeof why))
+  if (!stop_requested (s) && writeback_failed (ep, why, sizeof why))
     stop_fail (s, "%s", why);
 }
 
@@ -314,7 +314,7 @@ local_close (struct endpoint *const eps[], size_t n, const struct stop *s)
   for (i = 0; i < n; i++) {
     file_close (file_of (eps[i]));
     /* Failed as the copy ended, after the loop's last look. */
-    if (!stop_requested (s) && behind_failed (eps[i], why, sizeof why))
+    if (!stop_requested (s) && writeback_failed (eps[i], why, sizeof why))
       die ("%s", why);
     free (eps[i]);
   }
