@@ -100,14 +100,16 @@ struct shared_options {
   enum image_cache cache;
   unsigned requests;            /* --requests, or where to start */
   bool requests_given;          /* --requests: fixed, not adapted */
-  uint64_t request_size;        /* --request-size, or where to start */
+  uint64_t request_size;        /* --request-size, or the least */
   bool request_size_given;      /* --request-size: checked, fixed */
   const char *request_size_arg; /* --request-size as typed */
 };
 
-/* Where the tools start before the options: no progress, the default
- * timeout, socket buffers and cache, requests of DEFAULT_REQUEST_SIZE,
- * nr_requests of them in flight.
+/* The values before the options: no progress, the default timeout,
+ * socket buffers and cache, and nr_requests in flight.  Unless
+ * --request-size fixes it, DEFAULT_REQUEST_SIZE is the least the
+ * adapting request size goes down to, not where it starts: with an
+ * NBD server it starts at the most (tools/lib/engine-setup.c).
  */
 #define SHARED_OPTIONS_INIT(nr_requests) {                              \
     .progress_mode = PROGRESS_NONE, .timeout = DEFAULT_TIMEOUT,         \
@@ -131,8 +133,8 @@ bool option_shared (int c, const char *arg, struct shared_options *o,
 /* Both tools' rule for the request size of a block hash in blocks of
  * block_size (a power of two): every request holds whole blocks, or a
  * block would straddle two slots.  0 with o->request_size a multiple
- * of block_size: as given, or without --request-size the size requests
- * start at, rounded up to one.  -1 for a --request-size that
+ * of block_size: as given, or without --request-size the least size
+ * requests adapt down to, rounded up to one.  -1 for a --request-size that
  * block_size does not divide, with a message naming it as typed in
  * *err.
  */
