@@ -105,6 +105,12 @@
  */
 #define DEFAULT_TIMEOUT 120
 
+/* The most --timeout takes, in seconds: a day.  A server silent for a
+ * day is not coming back, and the bound keeps the value far from
+ * overflowing anything it is added to.
+ */
+#define MAX_TIMEOUT 86400
+
 /* --socket-buffer bounds; the kernel caps the size lower anyway unless
  * the program runs as root (see tools/lib/handle.c).  The messages name
  * them in the units of these definitions.  0 leaves the kernel's.

@@ -114,7 +114,8 @@ option_connections (const char *arg, unsigned max, unsigned *ret, char **err)
 int
 option_timeout (const char *arg, unsigned *ret, char **err)
 {
-  return count_option ("timeout", arg, 0, 86400, " of seconds", ret, err);
+  return count_option ("timeout", arg, 0, MAX_TIMEOUT, " of seconds", ret,
+                       err);
 }
 
 int

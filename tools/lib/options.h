@@ -44,10 +44,7 @@ int option_socket_buffer (const char *arg, uint64_t *ret, char **err);
 int option_connections (const char *arg, unsigned max, unsigned *ret,
                         char **err);
 
-/* --timeout=SECONDS: whole seconds, 0 (no timeout) to a day; a server
- * silent for a day is not coming back, and the bound keeps the value
- * far from overflowing anything it is added to.
- */
+/* --timeout=SECONDS: whole seconds, 0 (no timeout) to MAX_TIMEOUT. */
 int option_timeout (const char *arg, unsigned *ret, char **err);
 
 /* --cache=MODE: how a local file, read by the program or by the
