@@ -124,6 +124,31 @@ test_human_size (void)
   CHECK (strcmp (human_size (1ULL << 40, buf, sizeof buf), "1.0 TiB") == 0);
 }
 
+/* The help texts print sizes as the options take them, and each must
+ * read back as the number it stands for.
+ */
+static void
+test_option_size (void)
+{
+  static const uint64_t sizes[] = {
+    0, 512, 1000, 4096, 256 * 1024, 1536 * 1024, 1024 * 1024,
+    32 * 1024 * 1024, 1ULL << 30, 1ULL << 40,
+  };
+  char buf[32];
+  size_t i;
+
+  CHECK (strcmp (option_size (0, buf, sizeof buf), "0") == 0);
+  CHECK (strcmp (option_size (512, buf, sizeof buf), "512") == 0);
+  CHECK (strcmp (option_size (4096, buf, sizeof buf), "4k") == 0);
+  CHECK (strcmp (option_size (1536 * 1024, buf, sizeof buf), "1536k") == 0);
+  CHECK (strcmp (option_size (32 * 1024 * 1024, buf, sizeof buf), "32M")
+         == 0);
+  CHECK (strcmp (option_size (1ULL << 30, buf, sizeof buf), "1G") == 0);
+  CHECK (strcmp (option_size (1ULL << 40, buf, sizeof buf), "1024G") == 0);
+  for (i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+    size_ok (option_size (sizes[i], buf, sizeof buf), sizes[i]);
+}
+
 /* A progress frame names the unit of the rate as it scales: an empty
  * 1 TiB image hashed in a third of a second covers terabytes a second.
  */
@@ -176,6 +201,7 @@ main (void)
   test_parse_count ();
   test_is_zero ();
   test_human_size ();
+  test_option_size ();
   test_progress_format ();
   test_round ();
   test_power_of_2 ();

@@ -251,6 +251,13 @@ checksum_each (const struct sum_options *so, int n)
 static void __attribute__ ((noreturn))
 usage (void)
 {
+  char min[16], max[16], least[16], most[16], block[16];
+
+  option_size (MIN_REQUEST_SIZE, min, sizeof min);
+  option_size (MAX_REQUEST_SIZE, max, sizeof max);
+  option_size (DEFAULT_REQUEST_SIZE, least, sizeof least);
+  option_size (ADAPT_MAX_SIZE, most, sizeof most);
+  option_size (BLKHASH_BLOCK_SIZE, block, sizeof block);
   printf ("Usage: %s [OPTIONS] IMAGE...\n"
 "Print the block hash of each image, as blksum computes it (and\n"
 "nbdcopy --blkhash in libnbd after 1.22): the digest of the digests\n"
@@ -261,18 +268,17 @@ IMAGES_HELP ("read", "standard input")
 "Options:\n"
 "  --digest=NAME       md5, sha1, sha256 (default), sha512, or any other\n"
 "                      fixed-size digest OpenSSL knows\n"
-"  --block-size=SIZE   bytes per hashed block, a power of two up to 32M\n"
-"                      (default %dk, as blkhash)\n"
+"  --block-size=SIZE   bytes per hashed block, a power of two up to %s\n"
+"                      (default %s, as blkhash)\n"
 "  --requests=N        slots in flight, reads, data waiting to be hashed\n"
 "                      and zero runs (1-%d); without it, start at %d\n"
 "                      reads and adapt to the server\n"
 "  --request-size=SIZE bytes per read, a multiple of the block size\n"
-"                      (%d to %dM; suffixes k, M, G are powers of 1024);\n"
-"                      without it, adapt from 256k or the block size if\n"
-"                      larger, up to 1M or that if larger\n",
-           progname, BLKHASH_BLOCK_SIZE / 1024, MAX_REQUESTS,
-           CHECKSUM_REQUESTS, MIN_REQUEST_SIZE,
-           MAX_REQUEST_SIZE / (1024 * 1024));
+"                      (%s to %s; suffixes k, M, G are powers of 1024);\n"
+"                      without it, adapt between %s and %s, or the\n"
+"                      block size where it is larger\n",
+           progname, max, block, MAX_REQUESTS, CHECKSUM_REQUESTS, min, max,
+           least, most);
   option_help_shared (stdout);
   printf ("\nExample: the digest of a local qcow2 image's contents, as blksum "
           "prints it:\n"

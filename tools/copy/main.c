@@ -64,6 +64,13 @@ enum {
 static void __attribute__ ((noreturn))
 usage (void)
 {
+  char min[16], max[16], least[16], most[16], block[16];
+
+  option_size (MIN_REQUEST_SIZE, min, sizeof min);
+  option_size (MAX_REQUEST_SIZE, max, sizeof max);
+  option_size (DEFAULT_REQUEST_SIZE, least, sizeof least);
+  option_size (ADAPT_MAX_SIZE, most, sizeof most);
+  option_size (BLKHASH_BLOCK_SIZE, block, sizeof block);
   printf ("Usage: %s [OPTIONS] SOURCE DESTINATION\n"
 "Copy a disk image to another, reading only the source's data and zeroing\n"
 "its holes with as few zero commands as the protocol allows\n"
@@ -76,10 +83,10 @@ IMAGES_HELP ("read and written", "standard input or output")
 "Options:\n"
 "  --requests=N        requests in flight (1-%d); without it, start\n"
 "                      at %d and adapt to the servers\n"
-"  --request-size=SIZE bytes per data request (%d to %dM; suffixes k, M,\n"
-"                      G are powers of 1024); without it, adapt from\n"
-"                      256k up to 1M (or the block size of\n"
-"                      --checksum, if larger)\n"
+"  --request-size=SIZE bytes per data request (%s to %s; suffixes k, M,\n"
+"                      G are powers of 1024); without it, adapt between\n"
+"                      %s and %s (or the block size of --checksum,\n"
+"                      if larger)\n"
 "  --init              let libnbd zero read buffers before each read\n"
 "  --no-init           do not (default; every read's error is checked)\n"
 "  --allocated         zero with NO_HOLE, so the destination stays\n"
@@ -97,15 +104,15 @@ IMAGES_HELP ("read and written", "standard input or output")
 "                      and blksum print it, computed while copying\n"
 "                      (DIGEST as nbd-evsum --digest, default sha256)\n"
 "  --block-size=SIZE   with --checksum: bytes per hashed block, a power\n"
-"                      of two up to 32M (default %dk)\n"
+"                      of two up to %s (default %s)\n"
 "  --verify            after the copy, hash the destination's first\n"
 "                      SRC-size bytes the same way and fail unless the\n"
 "                      digests match (implies --checksum)\n"
 "  --resume=OFFSET     copy only from OFFSET on, into a destination that\n"
 "                      holds the source below it: the command an\n"
 "                      interrupted or failed copy prints\n",
-           progname, MAX_REQUESTS, DEFAULT_REQUESTS, MIN_REQUEST_SIZE,
-           MAX_REQUEST_SIZE / (1024 * 1024), BLKHASH_BLOCK_SIZE / 1024);
+           progname, MAX_REQUESTS, DEFAULT_REQUESTS, min, max, least, most,
+           max, block);
   option_help_shared (stdout);
   printf ("\nExample: copy a local qcow2 image to an NBD server, and check "
           "it:\n"

@@ -3,12 +3,13 @@
  *
  * One header for the numbers that bound what the tools send and how:
  * requests in flight, bytes per request, the adaptive depth's limits
- * (tools/lib/depth.h), connections per server (tools/lib/server.h), and
- * how long a server may be silent (tools/lib/conn.h), and the sockets'
- * buffers.  The
- * options check the user's values against them (tools/lib/options.c), the
- * tools start from the defaults, and the help texts print them.  It
- * includes nothing, so any module may use it.
+ * (tools/lib/depth.h), connections per server (tools/lib/server.h), how
+ * long a server may be silent (tools/lib/conn.h), and the sockets'
+ * buffers.  The options check the user's values against them
+ * (tools/lib/options.c), the tools start from the defaults, and the
+ * help texts (each tool's usage and option_help_shared) print the
+ * options' bounds and defaults from these names, never as numbers of
+ * their own.  It includes nothing, so any module may use it.
  */
 
 #ifndef NBD_LIBEV_EXAMPLES_BOUNDS_H

@@ -180,10 +180,15 @@ option_error (int c, char *const argv[], const struct option *long_options)
 void
 option_help_shared (FILE *fp)
 {
+  char min[16], max[16], dflt[16];
+
+  option_size (MIN_SOCKET_BUFFER, min, sizeof min);
+  option_size (MAX_SOCKET_BUFFER, max, sizeof max);
+  option_size (DEFAULT_SOCKET_BUFFER, dflt, sizeof dflt);
   fprintf (fp,
 "  --socket-buffer=SIZE\n"
-"                      SO_SNDBUF and SO_RCVBUF of every socket (default\n"
-"                      1M; 0 for the kernel's)\n"
+"                      SO_SNDBUF and SO_RCVBUF of every socket (%s to %s,\n"
+"                      default %s; 0 for the kernel's)\n"
 "  -C N, --connections=N\n"
 "                      connections to each server (1-%d; default %d to\n"
 "                      start with, and up to %d where they bring more\n"
@@ -197,8 +202,8 @@ option_help_shared (FILE *fp)
 "  -v, --verbose       print one line per request event, with timings\n"
 "  -h, --help          show this help and exit\n"
 "  -V, --version       show the version and exit\n",
-           MAX_CONNECTIONS, DEFAULT_CONNECTIONS, ADAPT_CONNECTIONS,
-           DEFAULT_TIMEOUT);
+           min, max, dflt, MAX_CONNECTIONS, DEFAULT_CONNECTIONS,
+           ADAPT_CONNECTIONS, DEFAULT_TIMEOUT);
 }
 
 /* The program's version and, as nbdcopy prints it, the libnbd it runs

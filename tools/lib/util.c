@@ -209,6 +209,23 @@ human_size (uint64_t bytes, char *buf, size_t len)
   return buf;
 }
 
+const char *
+option_size (uint64_t bytes, char *buf, size_t len)
+{
+  static const char units[] = "kMG";
+  size_t i = 0;
+
+  while (bytes != 0 && bytes % 1024 == 0 && i < sizeof units - 1) {
+    bytes /= 1024;
+    i++;
+  }
+  if (i == 0)
+    snprintf (buf, len, "%" PRIu64, bytes);
+  else
+    snprintf (buf, len, "%" PRIu64 "%c", bytes, units[i - 1]);
+  return buf;
+}
+
 uint64_t
 now_ns (void)
 {

@@ -3,7 +3,8 @@
  * Contract: nothing here knows about libev or libnbd, and each function
  * needs only libc and the others here, so a reader can copy any one of
  * them on its own.  The ones that compute a value (parse_size,
- * parse_count, human_size, round_down, round_up, is_power_of_2)
+ * parse_count, human_size, option_size, round_down, round_up,
+ * is_power_of_2)
  * have unit tests in tests/test-util.c.  The ones that print, exit or
  * read the clock (set_progname, message, die, die_error, now_ns,
  * status_line, debug) have none of their own: the shell tests check
@@ -56,6 +57,13 @@ int parse_count (const char *str, unsigned min, unsigned max, unsigned *ret);
 
 /* Format a byte count for people, e.g. "1.0 GiB", into buf. */
 const char *human_size (uint64_t bytes, char *buf, size_t len);
+
+/* Format a byte count as the options take it, exactly, with the
+ * largest of the suffixes k, M and G that divides it ("512", "256k",
+ * "1M"), into buf: parse_size reads it back as the same number.  For
+ * the help texts, which print the bounds from tools/lib/bounds.h.
+ */
+const char *option_size (uint64_t bytes, char *buf, size_t len);
 
 /* v rounded down or up to a multiple of align (not 0).  Used for block
  * and request boundaries, which are at absolute offsets.
