@@ -196,14 +196,15 @@ option_help_shared (FILE *fp)
 "  --cache=MODE        local image files: default (the page cache) or\n"
 "                      none (O_DIRECT; their servers keep out of it)\n"
 "  --timeout=SECONDS   fail if a server sends nothing for this long while\n"
-"                      a command waits for it (default %d, 0 for never)\n"
+"                      a command waits for it (0-%d, 0 for never;\n"
+"                      default %d)\n"
 "  -p, --progress      show a progress bar on stderr, if it is a terminal\n"
 "  --progress=FD       write progress to file descriptor FD as N/100 lines\n"
 "  -v, --verbose       print one line per request event, with timings\n"
 "  -h, --help          show this help and exit\n"
 "  -V, --version       show the version and exit\n",
            min, max, dflt, MAX_CONNECTIONS, DEFAULT_CONNECTIONS,
-           ADAPT_CONNECTIONS, DEFAULT_TIMEOUT);
+           ADAPT_CONNECTIONS, MAX_TIMEOUT, DEFAULT_TIMEOUT);
 }
 
 /* The program's version and, as nbdcopy prints it, the libnbd it runs
