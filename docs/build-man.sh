@@ -1,5 +1,5 @@
 #!/bin/sh
-# build-man.sh SRCDIR IN.pod OUT.1 VERSION
+# build-man.sh SRCDIR IN.pod OUT.1 VERSION [DOCDIR]
 # build-man.sh --date SRCDIR      (print the date the pages would get)
 #
 # Build a man page from POD, reproducibly: the page's date comes from
@@ -7,6 +7,11 @@
 # release date that "make dist" stored in a tarball, otherwise from the
 # last commit of the checkout.  Neither the time zone nor the user or the
 # host that builds changes a byte of the output.
+#
+# The pages cite the documents that "make install" puts in the
+# configured docdir, written @docdir@ in the POD.  DOCDIR replaces it:
+# the Makefile passes $(docdir); without it, the pages name
+# /usr/share/doc/nbd-libev-examples, where a distribution installs them.
 set -e
 set -u
 
@@ -41,9 +46,13 @@ if [ -n "$print_date" ]; then
 fi
 
 in=$2 out=$3 version=$4
+docdir=${5:-/usr/share/doc/nbd-libev-examples}
 name=$(basename "$in" .pod)
+# Escaped for sed's replacement: a backslash, & or the | delimiter.
+docdir_sed=$(printf '%s\n' "$docdir" | sed 's/[\\&|]/\\&/g')
 # pod2man reads no clock and no user name when --date is given; LC_ALL
 # and TZ are pinned anyway so that nothing local leaks in.
+sed "s|@docdir@|$docdir_sed|g" "$in" >"$out.pod.tmp"
 LC_ALL=C TZ=UTC pod2man \
   --section=1 \
   --name="$(echo "$name" | tr '[:lower:]' '[:upper:]')" \
@@ -51,5 +60,6 @@ LC_ALL=C TZ=UTC pod2man \
   --release="nbd-libev-examples $version" \
   --date="$date" \
   --utf8 \
-  "$in" >"$out.tmp"
+  "$out.pod.tmp" >"$out.tmp"
+rm -f "$out.pod.tmp"
 mv "$out.tmp" "$out"
