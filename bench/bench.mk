@@ -1,8 +1,9 @@
 # bench/bench.mk: make bench (included by Makefile.am).
 #
 # Benchmarks are opt-in: make check runs none of them, except that
-# tests/bench-quick.sh runs "make bench QUICK=1" once to prove that the
-# harness works (it judges no numbers).  bench/run.sh says what is
+# tests/bench-quick.sh runs "make bench QUICK=1" on a few comparisons
+# to prove that the harness works (it judges no numbers); make
+# check-bench runs it on every comparison, which takes minutes.  bench/run.sh says what is
 # measured and how; the report goes to bench/results/DATE-HOST.md and
 # stdout.
 #
@@ -122,4 +123,9 @@ bench-compare: $(bin_PROGRAMS) $(noinst_PROGRAMS)
 	LIBNBD_COPY_LIBEV="$(LIBNBD_COPY_LIBEV)" \
 	$(SHELL) $(srcdir)/bench/compare.sh
 
-.PHONY: bench bench-copy bench-compare
+# tests/bench-quick.sh on every comparison, under the test watchdog.
+check-bench: $(bin_PROGRAMS) $(noinst_PROGRAMS)
+	$(MAKE) $(AM_MAKEFLAGS) check TESTS=tests/bench-quick.sh \
+	  BENCH_CHECK_ONLY=all
+
+.PHONY: bench bench-copy bench-compare check-bench

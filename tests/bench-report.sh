@@ -134,12 +134,34 @@ for r in 1 2 3 4; do
   done
 done
 
+# A sweep of request sizes, drawn as the request size chart: 256k
+# takes 1 s a round, 1M 0.5 s.
+cat >"$w/s.meta" <<'EOF2'
+id	s
+title	Synthetic, request sizes
+claim	a chart
+baseline	x --request-size=256k
+fresh	no
+warmup	0
+rounds	2
+chart	request-size
+command	x --request-size=256k	x --request-size=256k
+command	x --request-size=1M	x --request-size=1M
+EOF2
+for r in 1 2; do
+  json "$w/s.r$r.json" "x --request-size=256k:1.0" "x --request-size=1M:0.5"
+  for i in 0 1; do
+    times "$w/s.r$r.times.$i" 0.100 0.050
+    sed -i 1d "$w/s.r$r.times.$i"
+  done
+done
+
 report ()
 {
   python3 "$abs_top_srcdir/bench/report.py" --info "$w/run.info" \
     --output "$tmpdir/report.md" --chart "$tmpdir/chart.svg" \
     --delay-chart "$tmpdir/delay.svg" \
-    "$w/t.meta" "$w/u.meta" "$w/v.meta"
+    "$w/t.meta" "$w/u.meta" "$w/v.meta" "$w/s.meta"
 }
 report || fail "report.py failed"
 cat "$tmpdir/report.md"
@@ -203,6 +225,13 @@ awk '/^# A$/ { getline; print }' "$tmpdir/delay.dat" | grep -qx '0 1.000' ||
   fail "wrong point for A: $(cat "$tmpdir/delay.dat")"
 awk '/^# F$/ { getline; print }' "$tmpdir/delay.dat" | grep -qx '10 100.000' ||
   fail "wrong point for F: $(cat "$tmpdir/delay.dat")"
+# The request size chart: a point per size, at its mean time.
+[ -s "$tmpdir/chart.svg" ] || fail "no request size chart"
+grep -Fq '![time against request size](chart.svg)' "$tmpdir/report.md" ||
+  fail "the report does not show the request size chart"
+grep -Eq '^262144 1\.000000 0\.000000 "x --request-size=256k"$' "$w/s.dat" &&
+  grep -Eq '^1048576 0\.500000 0\.000000 "x --request-size=1M"$' "$w/s.dat" ||
+  fail "wrong request size points: $(cat "$w/s.dat")"
 # The medians and intervals: A/B 0.500 in wall time, its resolution
 # half the interval relative to the median; B/A 0.500 in CPU (0.1
 # against 0.2); G/F 14, resolved as finely, relatively, as A/B.
