@@ -46,8 +46,6 @@ TESTS_SH += \
 	tests/bench-report.sh \
 	$(NULL)
 
-# The report and chart that README.md and docs/ cite ship with them;
-# other runs' results stay where make bench wrote them.
 EXTRA_DIST += \
 	bench/bench.mk \
 	bench/calibrate.sh \
@@ -56,16 +54,19 @@ EXTRA_DIST += \
 	bench/comparisons.sh \
 	bench/report.py \
 	bench/stats.py \
+	bench/interleave.sh \
+	bench/run.sh \
+	bench/alive.sh \
+	bench/servers.sh \
+	$(NULL)
+
+# The reports that README.md and docs/ cite ship with them, each with
+# its charts (tests/doc-links.sh fails on a cited report missing here);
+# other runs' results stay where make bench wrote them.
+EXTRA_DIST += \
 	bench/results/2026-12-02-145425-vm-request-size.svg \
 	bench/results/2026-12-02-145425-vm.md \
-	bench/results/2026-12-02-201356-vm.md \
-	bench/results/2026-12-02-211853-vm.md \
 	bench/results/2026-12-02-230343-vm.md \
-	bench/results/2026-12-02-235458-vm.md \
-	bench/results/2026-12-03-000728-vm.md \
-	bench/results/2026-12-03-010630-vm.md \
-	bench/results/2026-12-03-013916-vm.md \
-	bench/results/2026-12-03-014214-vm.md \
 	bench/results/2026-12-03-040343-vm-request-size.svg \
 	bench/results/2026-12-03-040343-vm.md \
 	bench/results/2026-12-03-051745-vm.md \
@@ -76,13 +77,62 @@ EXTRA_DIST += \
 	bench/results/2026-12-03-165220-vm-delay.dat \
 	bench/results/2026-12-03-165220-vm-delay.svg \
 	bench/results/2026-12-03-165220-vm.md \
+	bench/results/2026-12-03-calibrate-vm.txt \
+	bench/results/2026-12-04-144342-vm.md \
+	bench/results/2026-12-04-161135-vm.md \
+	bench/results/2026-12-04-162520-vm.md \
+	bench/results/2026-12-04-163405-vm.md \
+	bench/results/2026-12-04-164348-vm.md \
+	bench/results/2026-12-04-170316-vm.md \
+	bench/results/2026-12-04-172347-vm.md \
+	bench/results/2026-12-04-190253-vm-delay.dat \
+	bench/results/2026-12-04-190253-vm-delay.svg \
+	bench/results/2026-12-04-190253-vm.md \
+	bench/results/2026-12-05-082819-vm-delay.dat \
+	bench/results/2026-12-05-082819-vm-delay.svg \
+	bench/results/2026-12-05-082819-vm.md \
+	bench/results/2026-12-05-182516-vm-delay.dat \
+	bench/results/2026-12-05-182516-vm-delay.svg \
+	bench/results/2026-12-05-182516-vm.md \
+	bench/results/2026-12-05-220415-vm-delay.dat \
+	bench/results/2026-12-05-220415-vm-delay.svg \
+	bench/results/2026-12-05-220415-vm.md \
+	bench/results/2026-12-06-013532-vm-delay.dat \
+	bench/results/2026-12-06-013532-vm-delay.svg \
+	bench/results/2026-12-06-013532-vm.md \
+	bench/results/2026-12-07-014626-vm.md \
+	bench/results/2026-12-07-021549-vm.md \
+	bench/results/2026-12-07-022505-vm.md \
+	bench/results/2026-12-07-030939-vm.md \
+	bench/results/2026-12-07-034702-vm-delay.dat \
+	bench/results/2026-12-07-034702-vm-delay.svg \
+	bench/results/2026-12-07-034702-vm.md \
+	bench/results/2026-12-07-041030-vm-delay.dat \
+	bench/results/2026-12-07-041030-vm-delay.svg \
+	bench/results/2026-12-07-041030-vm.md \
+	bench/results/2026-12-07-051227-vm.md \
+	bench/results/2026-12-07-060825-vm.md \
+	bench/results/2026-12-07-065223-vm.md \
+	bench/results/2026-12-07-090004-vm-delay.dat \
+	bench/results/2026-12-07-090004-vm-delay.svg \
+	bench/results/2026-12-07-090004-vm.md \
 	bench/results/compare-2026-12-03-152742-vm.md \
-	bench/results/compare-2026-12-03-160849-vm.md \
 	bench/results/compare-2026-12-03-164334-vm.md \
-	bench/results/compare-2026-12-03-173153-vm.md \
 	bench/results/compare-2026-12-03-210554-vm.md \
 	bench/results/compare-2026-12-03-213305-vm.md \
-	bench/results/2026-12-03-calibrate-vm.txt \
+	bench/results/compare-2026-12-04-184457-vm.md \
+	bench/results/compare-2026-12-04-185413-vm.md \
+	bench/results/compare-2026-12-04-185650-vm.md \
+	bench/results/compare-2026-12-05-215816-vm.md \
+	bench/results/compare-2026-12-06-223025-vm.md \
+	bench/results/compare-2026-12-07-013854-vm.md \
+	bench/results/compare-2026-12-07-021801-vm.md \
+	bench/results/compare-2026-12-07-022306-vm.md \
+	bench/results/compare-2026-12-07-033510-vm.md \
+	bench/results/compare-2026-12-07-062002-vm.md \
+	bench/results/compare-2026-12-07-070105-vm.md \
+	bench/results/compare-2026-12-07-081842-vm.md \
+	bench/results/compare-2026-12-07-085525-vm.md \
 	bench/interleave.sh \
 	bench/run.sh \
 	bench/alive.sh \

@@ -3,7 +3,10 @@
 # exists, and a #fragment names a heading of that file, spelled as
 # GitHub spells a heading's anchor (lower case, punctuation dropped but
 # for - and _, spaces as -).  A fact told in one place and linked from
-# the others stays reachable when a heading is renamed.
+# the others stays reachable when a heading is renamed.  A linked
+# report under bench/results/ is also listed in bench/bench.mk's
+# EXTRA_DIST, so that the tarball holds it (make distcheck runs this
+# test there too).
 source "$abs_top_srcdir/tests/functions.sh"
 requires python3
 
@@ -27,6 +30,8 @@ def anchors(path):
         found.add(slug if n == 0 else "%s-%d" % (slug, n))
     return found
 
+dist = set(re.findall(r"^\t(bench/results/\S+) \\$",
+                      open("bench/bench.mk", encoding="utf-8").read(), re.M))
 bad = 0
 for doc in sys.argv[1:]:
     text = open(doc, encoding="utf-8").read()
@@ -38,6 +43,9 @@ for doc in sys.argv[1:]:
             if path else doc
         if not os.path.exists(path):
             print("%s: no such file: %s" % (doc, target))
+            bad += 1
+        elif path.startswith("bench/results/") and path not in dist:
+            print("%s: not in bench/bench.mk's EXTRA_DIST: %s" % (doc, path))
             bad += 1
         elif frag and path.endswith(".md") and frag not in anchors(path):
             print("%s: no such heading: %s" % (doc, target))
