@@ -5,10 +5,10 @@
 #
 # A comparison is declared with begin, claim, note, source_server,
 # destination_server, setup (before the servers start), prime (once they
-# are up), fresh, baseline, chart, rounds, expect and cmd, then run.  The
-# sourcing script sets $quick first (empty for full runs) and $only
-# (BENCH_ONLY), calls blksum_ready once $BENCH_STATE exists, and calls
-# define_comparisons once its "run" is defined.
+# are up), fresh, baseline, chart, image, rounds, expect and cmd, then
+# run.  The sourcing script sets $quick first (empty for full runs) and
+# $only (BENCH_ONLY), calls blksum_ready once $BENCH_STATE exists, and
+# calls define_comparisons once its "run" is defined.
 #
 # Which program runs where.  A claim about a technique runs on the
 # lesson that shows it: copy-libev (examples/, URIs only, fixed
@@ -68,7 +68,7 @@ selected ()
 begin ()
 {
   id=$1 title=$2
-  claim= notes=() src= dst= setup= prime= fresh=yes baseline= chart=
+  claim= notes=() src= dst= setup= prime= fresh=yes baseline= chart= image=
   labels=() commands=() expects=() nr_rounds=
 }
 claim () { claim=$1; }
@@ -80,6 +80,9 @@ prime () { prime=$1; }
 fresh () { fresh=$1; }
 baseline () { baseline=$1; }
 chart () { chart=$1; }
+# image SIZE: the size of the image the commands work on (1G, 64M), for
+# the report's CPU time per GiB.
+image () { image=$1; }
 cmd () { labels+=("$1"); commands+=("$2"); }
 # rounds N: N rounds (N timed runs of each command) instead of make
 # bench's default, for a cheap comparison whose claimed effect is small.
@@ -298,6 +301,7 @@ define_comparisons ()
   }
 
   begin 1 "Read-buffer initialization"
+  image "$size"
   claim "copy-libev (the lesson, which has libnbd leave read buffers as they are) is 3-10% faster than copy-libev --init"
   source_server "nbdkit pattern $size"
   primed_memory "$size"
@@ -310,6 +314,7 @@ define_comparisons ()
   run
 
   begin 2 "Request size sweep"
+  image "$size"
   claim "1 MiB requests are best; 32 MiB requests are about 23% slower"
   source_server "nbdkit pattern $size"
   primed_memory "$size"
@@ -348,6 +353,7 @@ define_comparisons ()
   }
 
   begin 3a "Copiers: pattern to memory"
+  image "$size"
   claim "copy-libev at least 1.2x faster than the faster of nbdcopy and qemu-img convert, with less client CPU time than nbdcopy"
   source_server "nbdkit pattern $size"
   primed_memory "$size"
@@ -371,6 +377,7 @@ define_comparisons ()
   run
 
   begin 3b "Copiers: sparse-random 50% to memory"
+  image "$big"
   claim "none with a number: the copiers side by side on an image that is half data, half holes"
   source_server "nbdkit sparse-random $big percent=50 seed=1"
   primed_memory "$big"
@@ -380,6 +387,7 @@ define_comparisons ()
   run
 
   begin 3c "Copiers: empty qcow2 to empty qcow2 through qemu-nbd"
+  image "$huge"
   claim "none with a number: the copiers side by side on an image that is all holes"
   setup "qemu-img create -q -f qcow2 \"\$BENCH_STATE/src.qcow2\" $huge && qemu-img create -q -f qcow2 \"\$BENCH_STATE/dst.qcow2\" $huge"
   source_server "qemu-nbd --read-only -f qcow2 \"\$BENCH_STATE/src.qcow2\""
@@ -397,6 +405,7 @@ define_comparisons ()
   # it); nbdcopy and qemu-img leave it so, and nbd-evcopy, which skips
   # what already reads as zeroes, does not change it.
   begin 3d "Copiers: empty qcow2 onto one qcow2 reused across runs"
+  image "$huge"
   claim "none with a number: 3c as the original report ran it, onto one destination whose clusters are zeroed"
   setup "qemu-img create -q -f qcow2 \"\$BENCH_STATE/src.qcow2\" $huge && qemu-img create -q -f qcow2 \"\$BENCH_STATE/dst.qcow2\" $huge"
   source_server "qemu-nbd --read-only -f qcow2 --shared=8 \"\$BENCH_STATE/src.qcow2\""
@@ -422,6 +431,7 @@ define_comparisons ()
   }
 
   begin 4a "Checksum: zero image"
+  image "$zero"
   claim "the ring is about 4.7x faster on zeroes"
   source_server "nbdkit null $zero"
   fresh no
@@ -431,6 +441,7 @@ define_comparisons ()
   run
 
   begin 4b "Checksum: data image"
+  image "$size"
   claim "the ring is 1.4-2x faster over NBD on data; nbd-evsum is at least 4x faster than nbdcopy | sha256sum and within 1.3x of nbdcopy to null:"
   source_server "nbdkit pattern $size"
   fresh no
@@ -443,6 +454,7 @@ define_comparisons ()
   run
 
   begin 4c "Checksum: 50% sparse image"
+  image "$size"
   claim "none with a number (the claims are for zeroes and data): the same three on an image half data, half holes"
   source_server "nbdkit sparse-random $size percent=50 seed=1"
   fresh no
@@ -450,6 +462,7 @@ define_comparisons ()
   run
 
   begin 4d "Checksum: empty qcow2 through qemu-nbd"
+  image "$huge"
   claim "nbd-evsum hashes an empty 1 TiB image in under 1 second (the floor is the outer hash of 16 Mi digests)"
   setup "qemu-img create -q -f qcow2 \"\$BENCH_STATE/src.qcow2\" $huge"
   source_server "qemu-nbd --read-only -f qcow2 \"\$BENCH_STATE/src.qcow2\""
@@ -480,11 +493,13 @@ define_comparisons ()
 
   begin 4e "Checksum table: raw files through qemu-nbd, with the page cache"
   claim "none with a number here: the qemu-img checksum patch's table, the ring against one read at a time"
+  image "$sum_size"
   checksum_table ""
   run
 
   begin 4f "Checksum table: raw files through qemu-nbd, O_DIRECT"
   claim "as 4e, with --cache=none --aio=native"
+  image "$sum_size"
   checksum_table "--cache=none --aio=native"
   run
 
@@ -501,6 +516,7 @@ define_comparisons ()
   }
 
   begin 5a "Socket buffers: nbd-evsum"
+  image "$size"
   claim "a 1 MiB send buffer is best, up to 5-7x faster (measured on macOS); what does Linux show?"
   source_server "nbdkit pattern $size"
   fresh no
@@ -513,6 +529,7 @@ define_comparisons ()
   run
 
   begin 5b "Socket buffers: $copyall"
+  image "$size"
   claim "a 1 MiB send buffer is best, up to 5-7x faster (measured on macOS); what does Linux show?"
   source_server "nbdkit pattern $size"
   primed_memory "$size"
@@ -528,6 +545,7 @@ define_comparisons ()
   # Comparison 6: what --timeout costs, in the client's CPU time.  The
   # lessons have no timeout: the tools do.
   begin 6 "Timeout cost"
+  image "$size"
   claim "the default --timeout costs nothing measurable against --timeout=0 (one timer per connection, a stamp per read)"
   source_server "nbdkit pattern $size"
   null_destination "$size"
@@ -544,6 +562,7 @@ define_comparisons ()
   # so both nbdcopy and the tools open up to four, one per CPU, by
   # default (the lessons open one).
   begin 7 "Connections per server"
+  image "$size"
   claim "several connections (multi-conn) make the copy faster, as they do for nbdcopy"
   source_server "nbdkit pattern $size"
   null_destination "$size"
@@ -567,6 +586,7 @@ define_comparisons ()
   # lesson: comparisons 1 and 2's claims on real storage.
   if [ -n "$quick" ]; then raw=64M; else raw=4G; fi
   begin 8 "Raw files on disk through qemu-nbd"
+  image "$raw"
   claim "the request defaults suit real storage; nbd-evcopy is no slower than nbdcopy; nbd-evsum within 1.3x of nbdcopy to null:"
   setup "{ [ -s \"\$BENCH_STATE/src.raw\" ] || nbdcopy -- [ nbdkit sparse-random $raw percent=50 seed=1 ] \"\$BENCH_STATE/src.raw\"; } && rm -f \"\$BENCH_STATE/dst.raw\" && truncate -s $raw \"\$BENCH_STATE/dst.raw\""
   source_server "qemu-nbd --read-only -f raw --cache=none --aio=native --shared=8 \"\$BENCH_STATE/src.raw\""
@@ -620,6 +640,7 @@ define_comparisons ()
   }
 
   begin 9a "Verified copies: pattern to memory"
+  image "$size"
   claim "--checksum costs at most 1.3x the plain copy and is at least 1.5x faster than the copy then nbd-evsum SRC; --verify at least 1.3x faster than the copy then nbd-evsum on both ends"
   source_server "nbdkit pattern $size"
   primed_memory "$size"
@@ -628,6 +649,7 @@ define_comparisons ()
   run
 
   begin 9b "Verified copies: sparse-random 50% to memory"
+  image "$big"
   claim "as 9a, on an image half data, half holes"
   source_server "nbdkit sparse-random $big percent=50 seed=1"
   primed_memory "$big"
@@ -637,6 +659,7 @@ define_comparisons ()
   run
 
   begin 9c "Verified copies: empty qcow2 to empty qcow2 through qemu-nbd"
+  image "$huge"
   claim "--checksum adds less than 0.5 s to the copy of an empty 1 TiB image"
   setup "qemu-img create -q -f qcow2 \"\$BENCH_STATE/src.qcow2\" $huge && qemu-img create -q -f qcow2 \"\$BENCH_STATE/dst.qcow2\" $huge"
   source_server "qemu-nbd --read-only -f qcow2 \"\$BENCH_STATE/src.qcow2\""
@@ -655,6 +678,7 @@ define_comparisons ()
   # beforehand.  The raw image is comparison 8's (half data), in the page
   # cache after the warm-up run, as a user's image is on the second look.
   begin 10a "Local images: a raw file"
+  image "$raw"
   claim "nbd-evsum FILE within 1.1x of nbd-evsum on the same file served by a server started beforehand"
   setup "{ [ -s \"\$BENCH_STATE/src.raw\" ] || nbdcopy -- [ nbdkit sparse-random $raw percent=50 seed=1 ] \"\$BENCH_STATE/src.raw\"; } && rm -f \"\$BENCH_STATE/dst.raw\""
   source_server "nbdkit --readonly file \"\$BENCH_STATE/src.raw\""
@@ -679,6 +703,7 @@ define_comparisons ()
   # Comparison 10d: uploading a local image, the job of every importer:
   # 10a's raw file into a memory server filled once before the runs.
   begin 10d "Local images: a raw file uploaded to an NBD server"
+  image "$raw"
   claim "nbd-evcopy FILE to a server at least 1.2x faster than nbdcopy and level with qemu-img convert -n"
   setup "[ -s \"\$BENCH_STATE/src.raw\" ] || nbdcopy -- [ nbdkit sparse-random $raw percent=50 seed=1 ] \"\$BENCH_STATE/src.raw\""
   source_server "nbdkit --readonly file \"\$BENCH_STATE/src.raw\""
@@ -700,6 +725,7 @@ define_comparisons ()
   # other end is cat, which costs little, and sha256sum, which sets the
   # pace and shows what a consumer that computes leaves of the gain.
   begin 10e "Pipes: an NBD server to standard output, and standard input to a server"
+  image "$size"
   claim "nbd-evcopy SRC - and - DST at least 1.5x faster than nbdcopy with the same pipe"
   setup "[ -s \"\$BENCH_STATE/pattern.raw\" ] || nbdcopy -- [ nbdkit pattern $size ] \"\$BENCH_STATE/pattern.raw\""
   source_server "nbdkit pattern $size"
@@ -727,6 +753,7 @@ define_comparisons ()
   # unless given --cache=none (O_DIRECT).  Each pair reads the same way.
   # nbdcopy has no direct I/O; qemu-img convert has -t none -T none.
   begin 10f "Local images: direct I/O and the page cache, side by side"
+  image "$raw"
   claim "nbd-evsum at least 1.5x faster than blksum reading the same way, with the page cache and without; nbd-evcopy --cache=none no slower than qemu-img convert -t none -T none"
   setup "{ [ -s \"\$BENCH_STATE/src.raw\" ] || nbdcopy -- [ nbdkit sparse-random $raw percent=50 seed=1 ] \"\$BENCH_STATE/src.raw\"; } && rm -f \"\$BENCH_STATE/dst.raw\""
   cmd "nbd-evsum FILE" 'nbd-evsum "$BENCH_STATE/src.raw"'
@@ -748,6 +775,7 @@ define_comparisons ()
   # Comparison 10g: downloading, an NBD server's image into a new local
   # file the tools write themselves.
   begin 10g "Local images: an NBD server's image downloaded into a new file"
+  image "$raw"
   claim "nbd-evcopy SRC NEWFILE at least 1.4x faster than nbdcopy"
   setup "rm -f \"\$BENCH_STATE/dst.raw\""
   source_server "nbdkit sparse-random $raw percent=50 seed=1"
@@ -768,6 +796,7 @@ define_comparisons ()
   # VM that reports free pages to its host, those pages are slow to
   # touch again (docs/techniques.md, section 14).
   begin 10h "Local images: a raw file into a new file after other programs' work"
+  image "$raw"
   claim "nbd-evcopy FILE NEWFILE at least 1.2x faster than nbdcopy and within 1.2x of cp, after another copy, an upload and a checksum"
   setup "{ [ -s \"\$BENCH_STATE/src.raw\" ] || nbdcopy -- [ nbdkit sparse-random $raw percent=50 seed=1 ] \"\$BENCH_STATE/src.raw\"; } && cp --sparse=always \"\$BENCH_STATE/src.raw\" \"\$BENCH_STATE/dst.raw\" && nbdcopy -- \"\$BENCH_STATE/src.raw\" [ nbdkit memory $raw ] && nbd-evsum \"\$BENCH_STATE/src.raw\" >/dev/null && rm -f \"\$BENCH_STATE/dst.raw\""
   baseline "nbdcopy FILE NEWFILE"
@@ -785,6 +814,7 @@ define_comparisons ()
   # captive qemu-nbd; nbdcopy is given the same qemu-nbd, and qemu-img
   # reads the qcow2 itself, with no socket between.
   begin 10i "Local images: a qcow2 file into a new raw file"
+  image "$raw"
   claim "nbd-evcopy FILE.qcow2 NEWFILE at least 1.2x faster than nbdcopy through the same qemu-nbd"
   setup "{ [ -s \"\$BENCH_STATE/src.raw\" ] || nbdcopy -- [ nbdkit sparse-random $raw percent=50 seed=1 ] \"\$BENCH_STATE/src.raw\"; } && { [ -s \"\$BENCH_STATE/src.qcow2\" ] || qemu-img convert -f raw -O qcow2 \"\$BENCH_STATE/src.raw\" \"\$BENCH_STATE/src.qcow2\"; } && rm -f \"\$BENCH_STATE/dst.raw\""
   baseline "nbdcopy [ qemu-nbd ] NEWFILE"
@@ -812,12 +842,14 @@ define_comparisons ()
   }
 
   begin 10b "Local images: an empty qcow2, against a new server"
+  image "$huge"
   claim "nbd-evsum FILE within 1.1x of nbd-evsum on the same file served by a server started beforehand"
   empty_qcow2
   note "SRC is a qemu-nbd started before every run (not timed), with the options of the one the tools start for a qcow2 file."
   run
 
   begin 10c "Local images: an empty qcow2, against a server kept running"
+  image "$huge"
   claim "as 10b, against one qemu-nbd serving all the runs"
   empty_qcow2
   fresh no
@@ -849,6 +881,7 @@ define_comparisons ()
     ms=${2#*:}
     [ -z "$quick" ] || [ "$ms" = 0 ] || [ "$ms" = 10 ] || return 1
     begin "$1${2%%:*}" "Servers $ms ms away: $3"
+    image "$size"
     source_server "nbdkit -r --filter=delay pattern $size delay-read=${ms}ms"
     chart "delay $ms $(numfmt --from=iec "$size")"
   }
@@ -923,6 +956,7 @@ define_comparisons ()
     for d in a:0 b:10; do
       ms=${d#*:} l=${d%%:*}
       begin "13$l" "A $link_rate link, servers $ms ms away"
+      image "$link_size"
       claim "nbd-evcopy and nbd-evsum reach at least 90% of the link's rate"
       source_server "tcp $link_ns 10809 nbdkit -r --filter=delay pattern $link_size delay-read=${ms}ms"
       primed_memory "$link_size" "tcp $link_ns 10810 nbdkit --filter=delay memory $link_size delay-write=${ms}ms delay-zero=${ms}ms"

@@ -10,14 +10,22 @@ for each round, then calls:
 
 With each JSON come ID.rROUND.times.INDEX, one line per run of command
 INDEX ("elapsed user system", in seconds, from bash's time keyword),
-the warm-up runs first (in the first round only).  Reports of the
+the warm-up runs first (in the first round only).  Beside them,
+ID.rROUND.servers.INDEX holds the servers' CPU time of each run, in
+clock ticks (run.info's clk_tck a second); reports of harnesses before
+it have none, and their tables leave it out.  Reports of the
 harness before rounds have ID.json and ID.rev.json, two passes, with
 their times in ID[.rev].times.INDEX; they are read too.
 
 The report gives the machine, the method, and per comparison a table of
 wall time and client CPU time (user + system), each mean +- standard
-deviation over the runs, and their ratios to the baseline's, then the
-claim in numbers, judged, then the exact commands.  A claim in numbers
+deviation over the runs, and their ratios to the baseline's; a table of
+the client's and the servers' CPU time (per GiB of the image, where the
+comparison declares one) beside the least wall time the machine's
+CPUs allow them, (client + servers) / cores, medians over the runs;
+then the claim in numbers, judged, then the exact commands.  --data
+writes every run's times as JSON beside the report, for
+bench/claims.py.  A claim in numbers
 (an "expect" line of the meta) is a ratio of two commands' medians, a
 difference of them or one median, in wall or CPU time, with its 95%
 bootstrap interval; the report says whether the interval bears the
@@ -210,13 +218,28 @@ def read_times(path, warmup, expected):
     return [(float(u), float(s)) for _, u, s in lines[warmup:]]
 
 
-def pooled_results(meta):
+def read_server_times(path, warmup, expected, clk_tck):
+    """One pass's runs of one command: the servers' CPU seconds per
+    timed run, or None where the harness did not record them."""
+    if not os.path.exists(path):
+        return None
+    with open(path, encoding="utf-8") as f:
+        lines = [l.strip() for l in f if l.strip()]
+    if len(lines) != warmup + expected:
+        sys.exit("report.py: %s has %d runs, expected %d warm-up + %d"
+                 % (path, len(lines), warmup, expected))
+    return [int(t) / clk_tck for t in lines[warmup:]]
+
+
+def pooled_results(meta, clk_tck):
     """Each command's runs, pooled: the wall times from hyperfine's JSON
     (which subtracts the shell's start-up), the CPU times from bash's
     time.  run.sh runs rounds, every command once a round (ID.rN.json);
     a command's runs are then in round order, and "paired" is true.
     Reports of older harnesses ran two passes, forward and reverse
-    (ID.json, ID.rev.json), which pair nothing."""
+    (ID.json, ID.rev.json), which pair nothing.  The servers' CPU time
+    of each run, in seconds, is "server" (None where it was not
+    recorded)."""
     stem = os.path.splitext(meta["path"])[0]
     warmup = int(meta["warmup"])
     index = {label: i for i, (label, _) in enumerate(meta["commands"])}
@@ -233,11 +256,18 @@ def pooled_results(meta):
             label = r["command"]
             cpu = read_times("%s.times.%d" % (pass_stem, index[label]),
                              pass_warmup, len(r["times"]))
+            server = read_server_times(
+                "%s.servers.%d" % (pass_stem, index[label]), pass_warmup,
+                len(r["times"]), clk_tck)
             p = pooled.setdefault(label, {"wall": [], "user": [],
-                                          "system": []})
+                                          "system": [], "server": []})
             p["wall"] += r["times"]
             p["user"] += [u for u, _ in cpu]
             p["system"] += [s for _, s in cpu]
+            if server is None or p["server"] is None:
+                p["server"] = None
+            else:
+                p["server"] += server
     for p in pooled.values():
         p["cpu"] = [u + s for u, s in zip(p["user"], p["system"])]
         p["mean"], p["stddev"] = mean_sd(p["wall"])
@@ -406,7 +436,55 @@ def judgement_table(rows, out, with_id):
     out.append("")
 
 
-def comparison(meta, chart_svg, out, judged, every, delays):
+def image_bytes(meta):
+    """The bytes of the image a comparison's commands work on, from its
+    "image" line (1G, 64M), or None where it declares none."""
+    m = re.fullmatch(r"(\d+)([kKMG]?)", meta.get("image", ""))
+    return int(m.group(1)) * SIZE_SUFFIX[m.group(2)] if m else None
+
+
+def limits(r, cores):
+    """One command's runs against the limit that the CPUs allow: each
+    run's (client CPU + servers' CPU) / cores, and its wall time over
+    that limit."""
+    limit = [(c + s) / cores for c, s in zip(r["cpu"], r["server"])]
+    return limit, [w / l if l > 0 else float("inf")
+                   for w, l in zip(r["wall"], limit)]
+
+
+def limit_table(meta, rows, cores, out):
+    """The CPU time of the client and of the servers, and the wall time
+    beside the least that they allow on this machine's cores."""
+    size = image_bytes(meta)
+    median = statistics.median
+    out.append("CPU time and the %d-core limit, medians over the runs: "
+               "the limit is the least wall time that the client's and "
+               "the servers' CPU time allow on %d cores, (client CPU + "
+               "servers' CPU) / %d; a wall time near it means the CPUs "
+               "set the pace%s."
+               % (cores, cores, cores,
+                  "; per GiB is per GiB of the %s image" % meta["image"]
+                  if size else ""))
+    out.append("")
+    out.append("| command | client CPU (s) | servers' CPU (s) |%s limit (s) "
+               "| wall (s) | wall / limit |"
+               % (" client CPU per GiB (s) | servers' CPU per GiB (s) |"
+                  if size else ""))
+    out.append("|---|---:|---:|%s---:|---:|---:|" % ("---:|---:|" if size else ""))
+    for label, _, r in rows:
+        limit, ratio = limits(r, cores)
+        per_gib = ""
+        if size:
+            gib = size / (1 << 30)
+            per_gib = " %.3f | %.3f |" % (median(r["cpu"]) / gib,
+                                          median(r["server"]) / gib)
+        out.append("| `%s` | %.3f | %.3f |%s %.3f | %.3f | %.2f |" % (
+            cell(label), median(r["cpu"]), median(r["server"]), per_gib,
+            median(limit), median(r["wall"]), median(ratio)))
+    out.append("")
+
+
+def comparison(meta, chart_svg, out, judged, every, delays, cores):
     """One comparison's section: claim, servers, table, the claim in
     numbers judged (also appended to judged), commands.  Its points for
     the delay chart, if it has any, go to delays."""
@@ -475,6 +553,9 @@ def comparison(meta, chart_svg, out, judged, every, delays):
             fmt % (sum(r["system"]) / len(r["system"]) * scale),
             len(r["wall"]), ratio, cpu_ratio))
     out.append("")
+
+    if all(r["server"] for _, _, r in rows):
+        limit_table(meta, rows, cores, out)
 
     if meta["expects"]:
         mine = [judge(meta, e, results, every) for e in meta["expects"]]
@@ -619,6 +700,7 @@ def header(info, out):
     for k, v in rows:
         out.append("| %s | %s |" % (k, cell(v)))
     out.append("")
+    machine = dict(rows)
     out.append("## Method")
     out.append("")
     if "rounds" in info:
@@ -701,6 +783,34 @@ def header(info, out):
         "smaller than the resolution is marked not resolvable, whatever "
         "the verdict." % RESAMPLES)
     out.append("")
+    return machine
+
+
+def write_data(path, info, machine, metas, every, judged, cores):
+    """Every run's times, beside the report, for bench/claims.py: the
+    figures the docs quote are computed from these, not copied."""
+    data = {"info": info, "machine": machine, "cores": cores,
+            "comparisons": []}
+    for meta in metas:
+        results = every[meta["id"]]
+        data["comparisons"].append({
+            "id": meta["id"],
+            "title": meta["title"],
+            "image": meta.get("image"),
+            "image_bytes": image_bytes(meta),
+            "commands": [{
+                "label": label,
+                "command": cmd,
+                "paired": results[label]["paired"],
+                "wall": results[label]["wall"],
+                "cpu": results[label]["cpu"],
+                "server": results[label]["server"],
+            } for label, cmd in meta["commands"]],
+            "claims": [j for j in judged if j["id"] == meta["id"]],
+        })
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=1, sort_keys=True)
+        f.write("\n")
 
 
 def main():
@@ -711,17 +821,21 @@ def main():
                     help="SVG for the request size comparison")
     ap.add_argument("--delay-chart", required=True,
                     help="SVG for the comparisons with a delay")
+    ap.add_argument("--data",
+                    help="JSON of every run's times, for bench/claims.py")
     ap.add_argument("meta", nargs="+", help="comparisons, in report order")
     args = ap.parse_args()
 
     info = {k: v[0] if v else "" for k, v in read_tabbed(args.info)}
     out = []
-    header(info, out)
+    machine = header(info, out)
     sections, judged, delays = [], [], []
     metas = [read_meta(path) for path in args.meta]
-    every = {meta["id"]: pooled_results(meta) for meta in metas}
+    clk_tck = int(info.get("clk_tck") or 100)
+    cores = int(info.get("cpus") or os.cpu_count())
+    every = {meta["id"]: pooled_results(meta, clk_tck) for meta in metas}
     for meta in metas:
-        comparison(meta, args.chart, sections, judged, every, delays)
+        comparison(meta, args.chart, sections, judged, every, delays, cores)
     if delays:
         draw_delay_chart(delays, args.delay_chart, sections)
     if judged:
@@ -735,6 +849,8 @@ def main():
     out += sections
     with open(args.output, "w", encoding="utf-8") as f:
         f.write("\n".join(out).rstrip("\n") + "\n")
+    if args.data:
+        write_data(args.data, info, machine, metas, every, judged, cores)
 
 
 if __name__ == "__main__":

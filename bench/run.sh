@@ -119,6 +119,7 @@ blksum_ready || die "BLKSUM=$BLKSUM cannot run; unset it to leave blksum's rows 
   printf 'rounds\t%s\nwarmup\t%s\n' "${BENCH_ROUNDS:-$default_rounds}" "$warmup"
   printf 'load_before\t%s\n' "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || :)"
   printf 'srcdir\t%s\n' "$(dirname "$bench")"
+  printf 'clk_tck\t%s\ncpus\t%s\n' "$(getconf CLK_TCK)" "$(nproc)"
   [ -z "$blksum" ] || printf 'blksum\t%s\n' "$blksum${blksum_fix:+ ($blksum_fix)}"
   # The revision measured is the one at the start: the tree may change
   # while a long run goes on.
@@ -140,6 +141,7 @@ run ()
     [ -z "$setup" ] || printf 'setup\t%s\n' "$setup"
     [ -z "$prime" ] || printf 'prime\t%s\n' "$prime"
     [ -z "$chart" ] || printf 'chart\t%s\n' "$chart"
+    [ -z "$image" ] || printf 'image\t%s\n' "$image"
     printf 'warmup\t%s\nrounds\t%s\n' "$warmup" "$rounds"
     for i in "${!notes[@]}"; do printf 'note\t%s\n' "${notes[$i]}"; done
     for i in "${!expects[@]}"; do printf 'expect\t%s\n' "${expects[$i]}"; done
@@ -173,6 +175,12 @@ run ()
   "$servers" stop-all
 }
 
+# server_ticks: shell words that set $bench_t to the CPU time, in clock
+# ticks, that the servers of $BENCH_STATE have used so far: fields 14
+# to 17 of /proc/PID/stat (utime, stime, cutime, cstime), counted after
+# the ")" that ends the command name.  A server that has gone counts 0.
+server_ticks='bench_t=0; for bench_p in "$BENCH_STATE"/*.pid; do read -r bench_pid <"$bench_p" 2>/dev/null && read -r bench_st <"/proc/$bench_pid/stat" 2>/dev/null || continue; bench_f=(${bench_st##*) }); bench_t=$((bench_t + bench_f[11] + bench_f[12] + bench_f[13] + bench_f[14])); done'
+
 # hyperfine_pass JSON WARMUP INDEX...: one hyperfine run of each of the
 # comparison's commands, after WARMUP untimed ones, in the order of the
 # indexes given.
@@ -184,16 +192,27 @@ run ()
 # the shell waits for) to $work/ID.rROUND.times.INDEX; the command's own
 # stderr goes where hyperfine sends it, through fd 3.  bash's time
 # keeps milliseconds where GNU time keeps hundredths.
+#
+# The servers' CPU time is read around the same command, from
+# /proc/PID/stat of every server with a pid file in $BENCH_STATE (user
+# + system, their waited-for children's included, in clock ticks), and
+# the difference appended to $work/ID.rROUND.servers.INDEX.  The
+# reading is bash alone, no process started, so that it adds
+# microseconds to the timed run.
 hyperfine_pass ()
 {
-  local json=$1 pass_warmup=$2 i args=() times
+  local json=$1 pass_warmup=$2 i args=() times servers
   shift 2
   for i in "$@"; do
     times=$work/${json%.json}.times.$i
+    servers=$work/${json%.json}.servers.$i
     : >"$times"
+    : >"$servers"
     args+=("--command-name=${labels[$i]}"
-           "{ time { ${commands[$i]}
-} 2>&3 3>&-; } 3>&2 2>>$(printf '%q' "$times")")
+           "$server_ticks; bench_t0=\$bench_t
+{ time { ${commands[$i]}
+} 2>&3 3>&-; } 3>&2 2>>$(printf '%q' "$times"); bench_s=\$?
+$server_ticks; echo \$((bench_t - bench_t0)) >>$(printf '%q' "$servers"); exit \$bench_s")
   done
   [ "$fresh" != yes ] || args=(--prepare "$prepare" "${args[@]}")
   # In the background and waited for, so that a TERM or INT reaches the
@@ -223,7 +242,7 @@ define_comparisons
 
 python3 "$bench/report.py" --info "$work/run.info" \
   --output "$results/$name.md" --chart "$results/$name-request-size.svg" \
-  --delay-chart "$results/$name-delay.svg" \
+  --delay-chart "$results/$name-delay.svg" --data "$results/$name.json" \
   "${metas[@]}"
 cat "$results/$name.md"
 echo "$prog: report in $results/$name.md" >&2

@@ -64,6 +64,12 @@ grep -vxF -f "$tmpdir/stdout" "$report" >"$tmpdir/missing" || :
   head "$tmpdir/missing"
   fail "stdout lacks lines of the report"
 }
+# Every run's times beside the report, for bench/claims.py, and every
+# comparison's servers' CPU time beside the limit of the machine's CPUs.
+[ -s "${report%.md}.json" ] || fail "no runs beside the report"
+[ "$(grep -c '^## [0-9]*[a-z]*\. ' "$report")" = \
+  "$(grep -c '^CPU time and the [0-9]*-core limit' "$report")" ] ||
+  fail "a comparison without its table of CPU time and the limit"
 ! selected 2 || [ -s "${report%.md}-request-size.svg" ] ||
   fail "no request size chart"
 ! selected 12 || [ -s "${report%.md}-delay.svg" ] || fail "no delay chart"
@@ -82,7 +88,7 @@ fi
 # Every "## ID. title" section's table rows, as "ID label".
 awk '
   /^## [0-9]+[a-z]?\. / { id = $2; sub(/\.$/, "", id) }
-  /^\| command \|/ { on = 1 }
+  /^\| command \| wall mean/ { on = 1 }
   /^$/ { on = 0 }
   on && /^\| `/ { split($0, c, "`"); print id, c[2] }
 ' "$report" >"$tmpdir/rows"

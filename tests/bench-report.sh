@@ -11,7 +11,7 @@ requires python3
 
 w=$tmpdir/work
 mkdir "$w"
-printf 'started\tnow\nhost\ttest\nquick\t0\nhyperfine_opts\t--warmup 1 --runs 3\n' >"$w/run.info"
+printf 'started\tnow\nhost\ttest\nquick\t0\nhyperfine_opts\t--warmup 1 --runs 3\nclk_tck\t100\ncpus\t2\n' >"$w/run.info"
 
 # json FILE LABEL:TIMES...: a hyperfine export with those wall times.
 json ()
@@ -135,7 +135,8 @@ for r in 1 2 3 4; do
 done
 
 # A sweep of request sizes, drawn as the request size chart: 256k
-# takes 1 s a round, 1M 0.5 s.
+# takes 1 s a round, 1M 0.5 s, each 0.15 s of client CPU; the servers
+# use 50 clock ticks (0.5 s) for 256k, 10 (0.1 s) for 1M.
 cat >"$w/s.meta" <<'EOF2'
 id	s
 title	Synthetic, request sizes
@@ -145,6 +146,7 @@ fresh	no
 warmup	0
 rounds	2
 chart	request-size
+image	1G
 command	x --request-size=256k	x --request-size=256k
 command	x --request-size=1M	x --request-size=1M
 EOF2
@@ -154,6 +156,8 @@ for r in 1 2; do
     times "$w/s.r$r.times.$i" 0.100 0.050
     sed -i 1d "$w/s.r$r.times.$i"
   done
+  echo 50 >"$w/s.r$r.servers.0"
+  echo 10 >"$w/s.r$r.servers.1"
 done
 
 report ()
@@ -161,7 +165,7 @@ report ()
   python3 "$abs_top_srcdir/bench/report.py" --info "$w/run.info" \
     --output "$tmpdir/report.md" --chart "$tmpdir/chart.svg" \
     --delay-chart "$tmpdir/delay.svg" \
-    "$w/t.meta" "$w/u.meta" "$w/v.meta" "$w/s.meta"
+    "$w/t.meta" "$w/u.meta" "$w/v.meta" "$w/s.meta" --data "$tmpdir/runs.json"
 }
 report || fail "report.py failed"
 cat "$tmpdir/report.md"
@@ -232,6 +236,30 @@ grep -Fq '![time against request size](chart.svg)' "$tmpdir/report.md" ||
 grep -Eq '^262144 1\.000000 0\.000000 "x --request-size=256k"$' "$w/s.dat" &&
   grep -Eq '^1048576 0\.500000 0\.000000 "x --request-size=1M"$' "$w/s.dat" ||
   fail "wrong request size points: $(cat "$w/s.dat")"
+# The servers' CPU time and the limit of 2 CPUs: 256k's limit is
+# (0.15 + 0.5) / 2 = 0.325 s, its 1 s wall 3.08 of it; per GiB of the
+# 1G image as they are.  Comparisons without servers' times (t, u, v)
+# have no such table.
+grep -Fq '| `x --request-size=256k` | 0.150 | 0.500 | 0.150 | 0.500 | 0.325 | 1.000 | 3.08 |' \
+  "$tmpdir/report.md" || fail "wrong CPU and limit row for 256k"
+grep -Fq '| `x --request-size=1M` | 0.150 | 0.100 | 0.150 | 0.100 | 0.125 | 0.500 | 4.00 |' \
+  "$tmpdir/report.md" || fail "wrong CPU and limit row for 1M"
+[ "$(grep -c '^CPU time and the 2-core limit' "$tmpdir/report.md")" = 1 ] ||
+  fail "a limit table for a comparison without the servers' times"
+# The runs beside the report: every run's times, the servers' in
+# seconds, None where they were not recorded.
+python3 - "$tmpdir/runs.json" <<'PY' || fail "wrong runs in the JSON"
+import json, sys
+data = json.load(open(sys.argv[1]))
+by_id = {c["id"]: c for c in data["comparisons"]}
+s = by_id["s"]
+assert s["image_bytes"] == 1 << 30, s
+assert s["commands"][0]["server"] == [0.5, 0.5], s["commands"][0]
+assert s["commands"][1]["wall"] == [0.5, 0.5], s["commands"][1]
+assert by_id["t"]["commands"][0]["server"] is None
+assert data["cores"] == 2
+assert [c["claim"] for c in by_id["v"]["claims"]][0] == "`Q` / `P` below 0.95"
+PY
 # The medians and intervals: A/B 0.500 in wall time, its resolution
 # half the interval relative to the median; B/A 0.500 in CPU (0.1
 # against 0.2); G/F 14, resolved as finely, relatively, as A/B.
