@@ -49,6 +49,8 @@ TESTS_SH += \
 EXTRA_DIST += \
 	bench/bench.mk \
 	bench/calibrate.sh \
+	bench/claims.py \
+	bench/claims.spec \
 	bench/compare.py \
 	bench/compare.sh \
 	bench/comparisons.sh \
@@ -116,6 +118,10 @@ EXTRA_DIST += \
 	bench/results/2026-12-07-090004-vm-delay.dat \
 	bench/results/2026-12-07-090004-vm-delay.svg \
 	bench/results/2026-12-07-090004-vm.md \
+	bench/results/2026-12-07-153033-vm-delay.dat \
+	bench/results/2026-12-07-153033-vm-delay.svg \
+	bench/results/2026-12-07-153033-vm.json \
+	bench/results/2026-12-07-153033-vm.md \
 	bench/results/compare-2026-12-03-152742-vm.md \
 	bench/results/compare-2026-12-03-164334-vm.md \
 	bench/results/compare-2026-12-03-210554-vm.md \
@@ -173,9 +179,31 @@ bench-compare: $(bin_PROGRAMS) $(noinst_PROGRAMS)
 	LIBNBD_COPY_LIBEV="$(LIBNBD_COPY_LIBEV)" \
 	$(SHELL) $(srcdir)/bench/compare.sh
 
+# make claims rewrites the tables of figures in README.md and
+# docs/benchmarks.md from the runs of the reports bench/claims.spec
+# names (tests/claims.sh fails where they differ).  make bench-claims
+# runs the comparisons those tables need, points every table at the
+# new report and rewrites them: commit the report, its runs (.json) and
+# charts with the docs, and list them in EXTRA_DIST above.
+CLAIMS_DOCS = $(srcdir)/README.md $(srcdir)/docs/benchmarks.md
+
+claims:
+	python3 $(srcdir)/bench/claims.py $(srcdir)/bench/claims.spec $(CLAIMS_DOCS)
+
+bench-claims: $(bin_PROGRAMS) $(noinst_PROGRAMS)
+	@test -z "$(QUICK)" || { echo "bench-claims: no QUICK" >&2; exit 1; }
+	@test -n "$(BLKSUM)" || { \
+	  echo "bench-claims: BLKSUM=PATH: the tables compare nbd-evsum with blksum" >&2; \
+	  exit 1; }
+	$(MAKE) $(AM_MAKEFLAGS) bench BENCH_RESULTS= \
+	  BENCH_ONLY="`python3 $(srcdir)/bench/claims.py --ids $(srcdir)/bench/claims.spec`"
+	python3 $(srcdir)/bench/claims.py \
+	  --use "`ls -t $(srcdir)/bench/results/*-*.json | grep -v -e -quick -e compare- | head -1 | sed 's/json$$/md/'`" \
+	  $(srcdir)/bench/claims.spec $(CLAIMS_DOCS)
+
 # tests/bench-quick.sh on every comparison, under the test watchdog.
 check-bench: $(bin_PROGRAMS) $(noinst_PROGRAMS)
 	$(MAKE) $(AM_MAKEFLAGS) check TESTS=tests/bench-quick.sh \
 	  BENCH_CHECK_ONLY=all
 
-.PHONY: bench bench-copy bench-compare check-bench
+.PHONY: bench bench-copy bench-compare bench-claims check-bench claims
