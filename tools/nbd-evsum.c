@@ -251,13 +251,9 @@ checksum_each (const struct sum_options *so, int n)
 static void __attribute__ ((noreturn))
 usage (void)
 {
-  char min[16], max[16], least[16], most[16], block[16];
+  struct help_sizes z;
 
-  option_size (MIN_REQUEST_SIZE, min, sizeof min);
-  option_size (MAX_REQUEST_SIZE, max, sizeof max);
-  option_size (DEFAULT_REQUEST_SIZE, least, sizeof least);
-  option_size (ADAPT_MAX_SIZE, most, sizeof most);
-  option_size (BLKHASH_BLOCK_SIZE, block, sizeof block);
+  option_help_sizes (&z);
   printf ("Usage: %s [OPTIONS] IMAGE...\n"
 "Print the block hash of each image, as blksum computes it (and\n"
 "nbdcopy --blkhash in libnbd after 1.22): the digest of the digests\n"
@@ -277,8 +273,8 @@ IMAGES_HELP ("read", "standard input")
 "                      (%s to %s; suffixes k, M, G are powers of 1024);\n"
 "                      without it, adapt between %s and %s, or the\n"
 "                      block size where it is larger\n",
-           progname, max, block, MAX_REQUESTS, CHECKSUM_REQUESTS, min, max,
-           least, most);
+           progname, z.max, z.block, MAX_REQUESTS, CHECKSUM_REQUESTS, z.min,
+           z.max, z.least, z.most);
   option_help_shared (stdout);
   printf ("\nExample: the digest of a local qcow2 image's contents, as blksum "
           "prints it:\n"

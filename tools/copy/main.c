@@ -64,13 +64,9 @@ enum {
 static void __attribute__ ((noreturn))
 usage (void)
 {
-  char min[16], max[16], least[16], most[16], block[16];
+  struct help_sizes z;
 
-  option_size (MIN_REQUEST_SIZE, min, sizeof min);
-  option_size (MAX_REQUEST_SIZE, max, sizeof max);
-  option_size (DEFAULT_REQUEST_SIZE, least, sizeof least);
-  option_size (ADAPT_MAX_SIZE, most, sizeof most);
-  option_size (BLKHASH_BLOCK_SIZE, block, sizeof block);
+  option_help_sizes (&z);
   printf ("Usage: %s [OPTIONS] SOURCE DESTINATION\n"
 "Copy a disk image to another, reading only the source's data and zeroing\n"
 "its holes with as few zero commands as the protocol allows\n"
@@ -111,8 +107,8 @@ IMAGES_HELP ("read and written", "standard input or output")
 "  --resume=OFFSET     copy only from OFFSET on, into a destination that\n"
 "                      holds the source below it: the command an\n"
 "                      interrupted or failed copy prints\n",
-           progname, MAX_REQUESTS, DEFAULT_REQUESTS, min, max, least, most,
-           max, block);
+           progname, MAX_REQUESTS, DEFAULT_REQUESTS, z.min, z.max, z.least,
+           z.most, z.max, z.block);
   option_help_shared (stdout);
   printf ("\nExample: copy a local qcow2 image to an NBD server, and check "
           "it:\n"

@@ -15,6 +15,7 @@
 
 #include <libnbd.h>
 
+#include "blkhash.h"
 #include "options.h"
 #include "progress.h"
 #include "util.h"
@@ -175,6 +176,16 @@ option_error (int c, char *const argv[], const struct option *long_options)
   if (optopt != 0)
     die ("unknown option '-%c'; try --help", optopt);
   die ("unknown or ambiguous option '%s'; try --help", arg);
+}
+
+void
+option_help_sizes (struct help_sizes *s)
+{
+  option_size (MIN_REQUEST_SIZE, s->min, sizeof s->min);
+  option_size (MAX_REQUEST_SIZE, s->max, sizeof s->max);
+  option_size (DEFAULT_REQUEST_SIZE, s->least, sizeof s->least);
+  option_size (ADAPT_MAX_SIZE, s->most, sizeof s->most);
+  option_size (BLKHASH_BLOCK_SIZE, s->block, sizeof s->block);
 }
 
 void

@@ -115,6 +115,16 @@ struct shared_options {
     .request_size = DEFAULT_REQUEST_SIZE,                               \
   }
 
+/* The sizes both tools' --help texts print, each written as the
+ * options take it ("256k", "1M"), so that the texts cannot drift from
+ * bounds.h: --request-size's bounds, the least and the most an
+ * adapting request size takes, and the block size of the hash.
+ */
+struct help_sizes {
+  char min[16], max[16], least[16], most[16], block[16];
+};
+void option_help_sizes (struct help_sizes *s);
+
 /* The end of both tools' --help: the options both take, but for the
  * ring's, which each words for itself.
  */
