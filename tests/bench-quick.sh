@@ -19,18 +19,10 @@ requires hyperfine gnuplot nbdkit qemu-nbd qemu-img nbdcopy python3 sha256sum
 only=${BENCH_CHECK_ONLY:-1 3c 4d 9c 10b 12}
 [ "$only" != all ] || only=
 
-# selected ID: as bench/comparisons.sh selects by BENCH_ONLY.
-selected ()
-{
-  [ -z "$only" ] && return 0
-  local w
-  for w in $only; do
-    case $1 in
-      "$w"|"$w"[a-z]) return 0 ;;
-    esac
-  done
-  return 1
-}
+# selected ID, as make bench selects by BENCH_ONLY: the function of
+# bench/comparisons.sh, which reads $quick and $only.
+quick=1
+source "$abs_top_srcdir/bench/comparisons.sh"
 
 # keep_selected FILE: FILE's lines whose first word names a comparison
 # that ran.
