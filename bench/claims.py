@@ -226,6 +226,10 @@ def claims_table(table, data, comparisons, link):
             sys.exit("claims.py: table %s: the report has no comparison %s"
                      % (table["name"], cid))
         for j in comparisons[cid]["claims"]:
+            # A claim against a comparison this run left out says only
+            # that; the run judged nothing there.
+            if j["verdict"].startswith("not judged"):
+                continue
             out.append("| %s | %s | %s | %s | %s | %s |" % (
                 cid, j["claim"], j["metric"], j["measured"],
                 j["resolution"], j["verdict"]))
