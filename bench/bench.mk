@@ -122,6 +122,10 @@ EXTRA_DIST += \
 	bench/results/2026-12-07-153033-vm-delay.svg \
 	bench/results/2026-12-07-153033-vm.json \
 	bench/results/2026-12-07-153033-vm.md \
+	bench/results/2026-12-07-170553-vm-delay.dat \
+	bench/results/2026-12-07-170553-vm-delay.svg \
+	bench/results/2026-12-07-170553-vm.json \
+	bench/results/2026-12-07-170553-vm.md \
 	bench/results/compare-2026-12-03-152742-vm.md \
 	bench/results/compare-2026-12-03-164334-vm.md \
 	bench/results/compare-2026-12-03-210554-vm.md \
