@@ -205,7 +205,7 @@ check_option (unsigned which, const char *s)
     break;
   case 5:
     if (option_timeout (s, &v, &err) == 0)
-      FUZZ_CHECK (model_count (s, 0, 86400, &count) == 0 && v == count);
+      FUZZ_CHECK (model_count (s, 0, MAX_TIMEOUT, &count) == 0 && v == count);
     else
       check_failure (-1, err, "--timeout: ");
     break;
