@@ -35,8 +35,9 @@
 #   git bisect run env OLD=GOOD NEW=HEAD BENCH_ONLY=3a \
 #     /tmp/nbd-libev-bench/compare.sh
 
-# The two quick runs are the suite's longest tests: Makefile.am's TESTS
-# starts TESTS_FIRST before the rest.
+# The harness checks are among the suite's longer tests, the compare
+# check second only to valgrind-errors.sh: Makefile.am's TESTS starts
+# TESTS_FIRST before the rest.
 TESTS_FIRST = \
 	tests/bench-quick.sh \
 	tests/bench-compare-quick.sh \

@@ -126,6 +126,9 @@ def ratio(a, b):
     """a's wall time over b's: the median of the rounds' own ratios and
     its 95% bootstrap interval, as bench/report.py judges a claim (the
     rounds resampled whole, seed 1)."""
+    if not (a["paired"] and b["paired"]):
+        sys.exit("claims.py: %s and %s did not run in rounds"
+                 % (a["label"], b["label"]))
     rounds = [x / y for x, y in zip(a["wall"], b["wall"])]
     lo, hi = bootstrap(median, [rounds], random.Random(1))
     return median(rounds), lo, hi

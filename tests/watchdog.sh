@@ -10,10 +10,10 @@
 # test fails with a line that names it, whatever its own status was.
 #
 # The limit is TEST_TIME_LIMIT seconds (default 600, three times that
-# in a sanitizer build).  The longest test (bench-quick.sh) takes
-# about a minute and a half under make -j2 on two CPUs busy with other
-# work too; the margin is for a machine slower still, and for
-# AddressSanitizer, which makes every program slower.
+# in a sanitizer build).  The longest tests take under a minute under
+# make -j2 on two CPUs, and make check-bench's run of bench-quick.sh on
+# every comparison about two; the margin is for a machine slower still,
+# and for AddressSanitizer, which makes every program slower.
 
 set -u
 
