@@ -939,6 +939,51 @@ define_comparisons ()
     run
   done
 
+  # Comparison 14: techniques with and without, on the same image, where
+  # no comparison above runs them so.  The source's extents (section 5
+  # of techniques.md) are the two copier lessons side by side, which
+  # differ in exactly that.  Zero blocks hashed unread (6) and the
+  # destination's map (7) are the tool against the same nbdkit server
+  # with and without nbdkit's noextents filter, which answers block
+  # status with one data extent: the server then says nothing of its
+  # holes, and the program cannot skip them.
+  begin 14a "With and without: the source's extents, in the copier lessons"
+  image "$size"
+  claim "zero-extent-copy-libev (the source's extents, one zero command per hole) is faster than copy-libev on an image half holes"
+  source_server "nbdkit sparse-random $size percent=50 seed=1"
+  primed_memory "$size"
+  cmd "zero-extent-copy-libev" 'zero-extent-copy-libev "$SRC" "$DST"'
+  cmd "copy-libev" 'copy-libev "$SRC" "$DST"'
+  expect wall "zero-extent-copy-libev" below 1 "copy-libev"
+  lesson_note
+  note "zero-extent-copy-libev is copy-libev with the source's extents: it reads the data extents only and sends each hole as zero commands.  seed=1 makes every run's source the same image."
+  run
+
+  begin 14b "With and without: zero blocks hashed unread, nbd-evsum"
+  image "$size"
+  claim "nbd-evsum hashes an image half holes faster when the server reports the holes than when it hides them"
+  source_server "nbdkit sparse-random $size percent=50 seed=1"
+  destination_server "nbdkit --filter=noextents sparse-random $size percent=50 seed=1"
+  fresh no
+  cmd "nbd-evsum, holes reported" 'nbd-evsum "$SRC"'
+  cmd "nbd-evsum, holes hidden" 'nbd-evsum "$DST"'
+  expect wall "nbd-evsum, holes reported" below 1 "nbd-evsum, holes hidden"
+  note "Both servers serve the same image (seed=1); DST, hashed by the second row, has nbdkit's noextents filter, so every block of it is read and hashed.  Both print the same digest."
+  run
+
+  begin 14c "With and without: the destination's map, nbd-evcopy"
+  image "$size"
+  claim "nbd-evcopy copies an image half holes into a new qcow2 faster when the destination reports that it reads as zeroes than when it hides it"
+  setup "qemu-img create -q -f qcow2 \"\$BENCH_STATE/dst.qcow2\" $size"
+  source_server "nbdkit sparse-random $size percent=50 seed=1"
+  destination_server "qemu-nbd -f qcow2 \"\$BENCH_STATE/dst.qcow2\""
+  cmd "nbd-evcopy, destination's holes reported" 'nbd-evcopy "$SRC" [ nbdkit nbd socket="$BENCH_STATE/dst.sock" ]'
+  cmd "nbd-evcopy, destination's holes hidden" 'nbd-evcopy "$SRC" [ nbdkit --filter=noextents nbd socket="$BENCH_STATE/dst.sock" ]'
+  expect wall "nbd-evcopy, destination's holes reported" below 1 "nbd-evcopy, destination's holes hidden"
+  note "The destination is a new qcow2 behind qemu-nbd, created anew before every run (not timed), reached through a captive nbdkit nbd plugin that nbd-evcopy starts and stops (one connection); the second row's has the noextents filter, so the destination's block status says nothing of its holes and every hole of the source is sent as zero commands.  With the map, the holes are skipped.  Client CPU includes the captive nbdkit's."
+  note "$nosync"
+  run
+
   # Comparison 13: a link of known rate.  The servers listen on TCP in a
   # network namespace made for the run, whose loopback sends through a
   # token bucket (tc tbf) of $link_rate; the clients run in it too
