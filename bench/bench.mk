@@ -16,6 +16,8 @@
 #   make bench LIBNBD_COPY_LIBEV=PATH
 #                                  libnbd's own copy-libev example beside
 #                                  the copiers of comparison 11
+#   make bench-claims BLKSUM=PATH  the runs behind README's tables
+#   make bench-effects             each technique with and without
 #
 # make bench-compare runs the same comparisons with two builds, OLD and
 # NEW, interleaved, and judges each command: bench/compare.sh says how.
@@ -127,6 +129,9 @@ EXTRA_DIST += \
 	bench/results/2026-12-07-170553-vm-delay.svg \
 	bench/results/2026-12-07-170553-vm.json \
 	bench/results/2026-12-07-170553-vm.md \
+	bench/results/2026-12-07-180538-vm-request-size.svg \
+	bench/results/2026-12-07-180538-vm.json \
+	bench/results/2026-12-07-180538-vm.md \
 	bench/results/compare-2026-12-03-152742-vm.md \
 	bench/results/compare-2026-12-03-164334-vm.md \
 	bench/results/compare-2026-12-03-210554-vm.md \
@@ -184,16 +189,22 @@ bench-compare: $(bin_PROGRAMS) $(noinst_PROGRAMS)
 	LIBNBD_COPY_LIBEV="$(LIBNBD_COPY_LIBEV)" \
 	$(SHELL) $(srcdir)/bench/compare.sh
 
-# make claims rewrites the tables of figures in README.md and
-# docs/benchmarks.md from the runs of the reports bench/claims.spec
-# names (tests/claims.sh fails where they differ).  make bench-claims
-# runs the comparisons those tables need, points every table at the
-# new report and rewrites them: commit the report, its runs (.json) and
-# charts with the docs, and list them in EXTRA_DIST above.
-CLAIMS_DOCS = $(srcdir)/README.md $(srcdir)/docs/benchmarks.md
+# make claims rewrites the tables of figures in README.md,
+# docs/benchmarks.md and docs/techniques.md from the runs of the reports
+# bench/claims.spec names (tests/claims.sh fails where they differ).
+# make bench-claims runs the comparisons of README's and benchmarks.md's
+# tables, make bench-effects those of techniques.md's table of effects;
+# each then points every table whose comparisons the new report has at
+# it and rewrites them: commit the report, its runs (.json) and charts
+# with the docs, and list them in EXTRA_DIST above.
+CLAIMS_SPEC = $(srcdir)/bench/claims.spec
+CLAIMS_DOCS = $(srcdir)/README.md $(srcdir)/docs/benchmarks.md \
+	$(srcdir)/docs/techniques.md
+# The newest full report of make bench.
+CLAIMS_NEWEST = `ls -t $(srcdir)/bench/results/*-*.json | grep -v -e -quick -e compare- | head -1 | sed 's/json$$/md/'`
 
 claims:
-	python3 $(srcdir)/bench/claims.py $(srcdir)/bench/claims.spec $(CLAIMS_DOCS)
+	python3 $(srcdir)/bench/claims.py $(CLAIMS_SPEC) $(CLAIMS_DOCS)
 
 bench-claims: $(bin_PROGRAMS) $(noinst_PROGRAMS)
 	@test -z "$(QUICK)" || { echo "bench-claims: no QUICK" >&2; exit 1; }
@@ -201,14 +212,21 @@ bench-claims: $(bin_PROGRAMS) $(noinst_PROGRAMS)
 	  echo "bench-claims: BLKSUM=PATH: the tables compare nbd-evsum with blksum" >&2; \
 	  exit 1; }
 	$(MAKE) $(AM_MAKEFLAGS) bench BENCH_RESULTS= \
-	  BENCH_ONLY="`python3 $(srcdir)/bench/claims.py --ids $(srcdir)/bench/claims.spec`"
-	python3 $(srcdir)/bench/claims.py \
-	  --use "`ls -t $(srcdir)/bench/results/*-*.json | grep -v -e -quick -e compare- | head -1 | sed 's/json$$/md/'`" \
-	  $(srcdir)/bench/claims.spec $(CLAIMS_DOCS)
+	  BENCH_ONLY="`python3 $(srcdir)/bench/claims.py --ids $(CLAIMS_SPEC) readme limit claims`"
+	python3 $(srcdir)/bench/claims.py --use "$(CLAIMS_NEWEST)" \
+	  $(CLAIMS_SPEC) $(CLAIMS_DOCS)
+
+bench-effects: $(bin_PROGRAMS) $(noinst_PROGRAMS)
+	@test -z "$(QUICK)" || { echo "bench-effects: no QUICK" >&2; exit 1; }
+	$(MAKE) $(AM_MAKEFLAGS) bench BENCH_RESULTS= \
+	  BENCH_ONLY="`python3 $(srcdir)/bench/claims.py --ids $(CLAIMS_SPEC) effects`"
+	python3 $(srcdir)/bench/claims.py --use "$(CLAIMS_NEWEST)" \
+	  $(CLAIMS_SPEC) $(CLAIMS_DOCS)
 
 # tests/bench-quick.sh on every comparison, under the test watchdog.
 check-bench: $(bin_PROGRAMS) $(noinst_PROGRAMS)
 	$(MAKE) $(AM_MAKEFLAGS) check TESTS=tests/bench-quick.sh \
 	  BENCH_CHECK_ONLY=all
 
-.PHONY: bench bench-copy bench-compare bench-claims check-bench claims
+.PHONY: bench bench-copy bench-compare bench-claims bench-effects \
+	check-bench claims

@@ -13,14 +13,17 @@ markers:
   <!-- end claims NAME -->
 
   claims.py [--check] [--use REPORT] SPEC DOC...
-  claims.py --ids SPEC
+  claims.py --ids SPEC [TABLE...]
 
 rewrites the text between the markers of each DOC; with --check it
 changes nothing and fails, showing the difference, where a DOC's text
 differs from what the spec and the reports give (make check runs it so:
 tests/claims.sh).  --use first points every table of SPEC at REPORT
 (make bench-claims, after its run).  --ids prints the comparisons the
-tables need, for make bench's BENCH_ONLY.
+tables need, for make bench's BENCH_ONLY: of every table, or of the
+tables named after SPEC.  --use points a table at REPORT only where
+REPORT has every comparison of its rows, so that one run updates the
+tables it measured and leaves the others on their own reports.
 
 The spec is lines of tab-separated fields, blank lines and # comments:
 
@@ -28,12 +31,19 @@ The spec is lines of tab-separated fields, blank lines and # comments:
   report PATH                 the report PATH (bench/results/STEM.md)
   row ID CASE SUITE PEER...   a row: comparison ID's command SUITE
                               against each PEER, CASE in the first column
+  row ID WHAT METRIC WITH WITHOUT
+                              a row of an "effect" table: comparison ID's
+                              command WITH, which has the technique WHAT,
+                              against WITHOUT, which lacks it, in METRIC
+                              (wall or cpu)
 
 KIND is "stand" (the suite against its peers: wall time and client CPU
 per GiB, medians with their range, and the ratio suite / peer with its
 95% interval), "limit" (each command's CPU time and its wall time beside
 the least the CPUs allow) or "claims" (the report's judged claims of
-the comparisons named by rows, "row ID", verdicts as judged).  A PEER
+the comparisons named by rows, "row ID", verdicts as judged) or
+"effect" (a technique with and without it, the ratio of the two with
+its interval).  A PEER
 may be "best of PREFIX", the command starting with PREFIX whose median
 wall time is least, as in the report's claims.
 
@@ -66,7 +76,7 @@ def read_spec(path):
             fields = line.split("\t")
             where = "%s:%d" % (path, n)
             if fields[0] == "table" and len(fields) == 3:
-                if fields[2] not in ("stand", "limit", "claims"):
+                if fields[2] not in KINDS:
                     sys.exit("%s: unknown kind '%s'" % (where, fields[2]))
                 table = {"name": fields[1], "kind": fields[2],
                          "report": None, "rows": []}
@@ -122,14 +132,14 @@ def seconds(xs):
     return "%.3f (%.3f-%.3f)" % (median(xs), min(xs), max(xs))
 
 
-def ratio(a, b):
-    """a's wall time over b's: the median of the rounds' own ratios and
-    its 95% bootstrap interval, as bench/report.py judges a claim (the
-    rounds resampled whole, seed 1)."""
+def ratio(a, b, metric="wall"):
+    """a's wall (or cpu) time over b's: the median of the rounds' own
+    ratios and its 95% bootstrap interval, as bench/report.py judges a
+    claim (the rounds resampled whole, seed 1)."""
     if not (a["paired"] and b["paired"]):
         sys.exit("claims.py: %s and %s did not run in rounds"
                  % (a["label"], b["label"]))
-    rounds = [x / y for x, y in zip(a["wall"], b["wall"])]
+    rounds = [x / y for x, y in zip(a[metric], b[metric])]
     lo, hi = bootstrap(median, [rounds], random.Random(1))
     return median(rounds), lo, hi
 
@@ -239,7 +249,44 @@ def claims_table(table, data, comparisons, link):
     return out
 
 
-KINDS = {"stand": stand_table, "limit": limit_table, "claims": claims_table}
+EFFECT_WORDS = {"wall": ("faster", "slower"), "cpu": ("less CPU", "more CPU")}
+
+
+def effect_table(table, data, comparisons, link):
+    out = ["Medians over the rounds, in seconds, with their range; %s, "
+           "%d CPUs; [report](%s).  Each row is one program run with a "
+           "technique and without it, on the same image, in the same "
+           "rounds.  The ratio is with / without in the metric named "
+           "(wall time, or the client's CPU time), the median of the "
+           "rounds' own ratios with its 95%% interval; the verdict says "
+           "*faster* or *less CPU* where the whole interval is below 1, "
+           "*slower* or *more CPU* where it is above 1, *level* where it "
+           "holds 1."
+           % (data["machine"].get("CPU", "?").split(",")[0],
+              data["cores"], link), "",
+           "| technique (section) | comparison | with | without | metric "
+           "| with / without | verdict |",
+           "|---|---|---|---|---|---:|---|"]
+    for row in table["rows"]:
+        where = "table %s, row %s" % (table["name"], row[0])
+        if len(row) != 5 or row[2] not in EFFECT_WORDS:
+            sys.exit("claims.py: %s: an effect row is ID WHAT METRIC WITH "
+                     "WITHOUT, METRIC wall or cpu" % where)
+        cid, what, metric = row[0], row[1], row[2]
+        w = command(comparisons, cid, row[3], where)
+        wo = command(comparisons, cid, row[4], where)
+        point, lo, hi = ratio(w, wo, metric)
+        less, more = EFFECT_WORDS[metric]
+        word = less if hi < 1 else more if lo > 1 else "level"
+        out.append("| %s | %s | %s: %s | %s: %s | %s | %.3f [%.3f, %.3f] "
+                   "| %s |" % (what, cid, name(w), seconds(w[metric]),
+                               name(wo), seconds(wo[metric]), metric,
+                               point, lo, hi, word))
+    return out
+
+
+KINDS = {"stand": stand_table, "limit": limit_table, "claims": claims_table,
+         "effect": effect_table}
 
 
 def render(table, srcdir, doc):
@@ -249,13 +296,26 @@ def render(table, srcdir, doc):
     return KINDS[table["kind"]](table, data, comparisons, link)
 
 
-def use_report(spec, report):
-    """Point every table of spec at report."""
+def use_report(spec, srcdir, report):
+    """Point every table of spec whose comparisons report has at
+    report; the names of the tables pointed."""
+    _, comparisons = load_report(srcdir, report)
     with open(spec, encoding="utf-8") as f:
-        text = f.read()
+        lines = f.read().split("\n")
+    tables = read_spec(spec)
+    pointed, table = [], None
+    for i, line in enumerate(lines):
+        fields = line.split("\t")
+        if fields[0] == "table" and len(fields) == 3:
+            t = tables[fields[1]]
+            table = t if all(r[0] in comparisons for r in t["rows"]) else None
+            if table:
+                pointed.append(t["name"])
+        elif fields[0] == "report" and table is not None:
+            lines[i] = "report\t" + report
     with open(spec, "w", encoding="utf-8") as f:
-        f.write(re.sub(r"^report\t.*$", "report\t" + report, text,
-                       flags=re.M))
+        f.write("\n".join(lines))
+    return pointed
 
 
 BLOCK = re.compile(r"(<!-- claims (\S+): [^\n]*-->\n)(.*?)(<!-- end claims \2 -->)",
@@ -271,21 +331,27 @@ def main():
     ap.add_argument("--ids", action="store_true",
                     help="print the comparisons the tables need")
     ap.add_argument("spec")
-    ap.add_argument("docs", nargs="*")
+    ap.add_argument("docs", nargs="*",
+                    help="the documents (with --ids, the tables)")
     args = ap.parse_args()
     srcdir = os.path.dirname(os.path.dirname(os.path.abspath(args.spec)))
     tables = read_spec(args.spec)
     if args.ids:
         ids = []
-        for t in tables.values():
-            for r in t["rows"]:
+        for tname in args.docs or list(tables):
+            if tname not in tables:
+                sys.exit("claims.py: no table %s in %s" % (tname, args.spec))
+            for r in tables[tname]["rows"]:
                 if r[0] not in ids:
                     ids.append(r[0])
         print(" ".join(ids))
         return
     if args.use:
-        use_report(args.spec, os.path.relpath(os.path.abspath(args.use),
-                                              srcdir))
+        pointed = use_report(args.spec, srcdir,
+                             os.path.relpath(os.path.abspath(args.use),
+                                             srcdir))
+        print("claims.py: %s: tables %s now from %s"
+              % (args.spec, " ".join(pointed) or "(none)", args.use))
         tables = read_spec(args.spec)
     differ = False
     for doc in args.docs:
