@@ -22,9 +22,12 @@
 #   make check-resume ROUND=K             replay one round, verbosely
 #
 # A failure prints its seed and the command that replays it.
+# tests/hostile-oracle.sh shows the oracles refusing wrong results:
+# stand-ins for nbd-evcopy that are wrong on purpose (--programs=DIR).
 
 TESTS_SH += \
 	tests/hostile.sh \
+	tests/hostile-oracle.sh \
 	tests/resume-rounds.sh \
 	$(NULL)
 EXTRA_DIST += \

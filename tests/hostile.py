@@ -14,32 +14,38 @@
 # judges the outcome by oracles, not by eye:
 #
 #   - exit 0: the destination equals the source byte for byte (and past
-#     the source's size keeps its old bytes), any digest printed equals
-#     tests/blkhash-ref.py's over the source, and so does the
-#     reference's digest of what was read back;
+#     the source's size keeps its old bytes; a file destination exists),
+#     any digest printed equals tests/blkhash-ref.py's over the source,
+#     and so does the reference's digest of what was read back; a
+#     destination server killed at its K-th request answered it first
+#     (its log says so);
 #   - a non-zero exit only where the seed injected a fault (or set a
 #     limit the tools refuse up front), with exactly one line on stderr
 #     that names the failed command's offset and length where it has
 #     them, overlapping a range where that command was made to fail, and
 #     the documented exit status; every byte of a readable destination
 #     is then its old byte or the source's, and below the offset the
-#     message reports, the source's; with the fault removed and the
-#     server still there, the command the message prints copies the rest;
+#     message reports, the source's (a new file not created reports no
+#     offset; a pipe got a prefix of the source); with the fault removed
+#     and the server still there, the command the message prints copies
+#     the rest;
 #   - no hang, no process left with the run's mark (as tests/functions.sh
 #     checks), no file left in the run's TMPDIR, no sanitizer report.
 #
 # The interrupt rounds (--rounds) stop nbd-evcopy with SIGINT, SIGTERM
 # or SIGKILL at the K-th write the destination's log filter records (for
 # a file or a pipe, which no server sees, the K-th read of the source's),
-# check that every block of the destination holds its old bytes or the
-# source's, then run the printed --resume command (or, after SIGKILL,
-# the same command again), which must give an exact copy.
+# check that the program stopped by the signal (exit 0 once it was sent
+# is a signal ignored), that every block of the destination holds its
+# old bytes or the source's, then run the printed --resume command (or,
+# after SIGKILL, the same command again), which must give an exact copy.
 #
 # Usage:
 #   hostile.py --seeds=N [--first=S] [--jobs=J]    N seeds from S on
 #   hostile.py --seed=K[,L...] [-v] [--keep]       replay seeds
 #   hostile.py --rounds=N [--first=S] [--jobs=J]   N interrupt rounds
 #   hostile.py --round=K [-v] [--keep]             replay one round
+#   hostile.py --programs=DIR ...                  DIR's programs first
 #
 # A failure prints its seed and the command that replays it.  The
 # environment is make check's (abs_top_builddir, abs_top_srcdir,
@@ -69,6 +75,10 @@ SANITIZERS = os.environ.get("SANITIZERS", "no") == "yes"
 
 KIB = 1024
 MIB = 1024 * 1024
+
+# --programs=DIR: stand-ins for the programs, first on PATH, so that a
+# test can show an oracle refusing a wrong result (tests/hostile-oracle.sh).
+STAND_INS = []
 
 # A run that takes longer than this has hung: the largest image is a
 # few MiB and the slowest server answers within 20 ms.
@@ -258,9 +268,9 @@ class Run:
         self.started = {}               # nbdkit's arguments, by name
         self.notes = []                 # what the seed chose, for a failure
         self.env = dict(os.environ)
-        self.env["PATH"] = ":".join([os.path.join(BUILDDIR, "tools"),
-                                     os.path.join(BUILDDIR, "examples"),
-                                     self.env.get("PATH", "")])
+        self.env["PATH"] = ":".join(STAND_INS + [
+            os.path.join(BUILDDIR, "tools"),
+            os.path.join(BUILDDIR, "examples"), self.env.get("PATH", "")])
         self.env["LC_ALL"] = "C"
         self.env.pop("LIBNBD_DEBUG", None)
         # The programs' own environment: the mark, and a TMPDIR of their
@@ -455,9 +465,38 @@ class Watcher(threading.Thread):
                 return
             time.sleep(0.002)
 
+    def answered(self):
+        """Whether the log records the reply to the K-th request, the one
+        the action followed: nbdkit's log filter writes a request's
+        "...OP id=N return" line before the reply leaves the server, so
+        a client cannot have the reply to a request without it."""
+        with open(self.logfile) as f:
+            lines = f.read().splitlines()
+        asked = [l for l in lines if self.pattern.search(l)]
+        m = re.search(r"connection=(\d+) (\w+) id=(\d+)", asked[self.k - 1])
+        check(m, "cannot read the log line %r" % asked[self.k - 1])
+        conn, op, rid = m.groups()
+        reply = re.compile(r"connection=%s \.\.\.%s id=%s return" %
+                           (conn, op, rid))
+        return any(reply.search(l) for l in lines)
+
     def stop(self):
         self.done.set()
         self.join()
+
+
+def helper(run, argv, what):
+    """Run a helper command of the oracle (making an image, reading a
+    destination back) under RUN_TIMEOUT: a helper that hangs fails the
+    seed, as the program would, instead of the whole campaign."""
+    try:
+        r = subprocess.run(argv, env=run.env, capture_output=True,
+                           timeout=RUN_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        raise Failure("hang: %s took over %d s" % (what, RUN_TIMEOUT))
+    check(r.returncode == 0, "%s failed: %s" %
+          (what, r.stderr.decode(errors="replace").strip()))
+    return r
 
 
 def run_program(run, argv, stdin_data=None, pipe_out=None):
@@ -548,10 +587,9 @@ def choose_source(run, rng, sc):
         # The truth: the plugin's bytes, read by nbdcopy from a plain
         # server of the same plugin.
         inner = ["--filter=blocksize"] if layout == "sparse-random" else []
-        r = subprocess.run(["nbdkit", "-U", "-", "-r"] + inner + plugin +
-                           ["--run", 'nbdcopy -- "$uri" ' + shlex.quote(src_img)],
-                           env=run.env, capture_output=True)
-        check(r.returncode == 0, "cannot make the source image: %r" % r.stderr)
+        helper(run, ["nbdkit", "-U", "-", "-r"] + inner + plugin +
+               ["--run", 'nbdcopy -- "$uri" ' + shlex.quote(src_img)],
+               "making the source image")
         with open(src_img, "rb") as f:
             data = f.read()
         if size == 0:
@@ -927,9 +965,7 @@ def read_dest(run, sc):
                "uri=" + sc.dst_arg, "minblock=%d" % sc.dst_min,
                "--run", 'nbdcopy --request-size=4096 -- "$uri" ' +
                shlex.quote(back)]
-    r = subprocess.run(cmd, env=run.env, capture_output=True)
-    check(r.returncode == 0, "cannot read the destination back: %s" %
-          r.stderr.decode().strip())
+    helper(run, cmd, "reading the destination back")
     with open(back, "rb") as f:
         data = f.read()
     os.unlink(back)
@@ -983,6 +1019,12 @@ def judge_success(run, sc, program, out, err, pipe_bytes):
         want = [digest_line(sc, sc.src_name)]
         check(got == want, "checksum-libev printed %r, want %r" % (got, want))
         return
+    if sc.dst_watch and sc.dst_watch.fired:
+        # The destination server was killed at its K-th request: a copy
+        # can succeed only if that request had its reply.
+        check(sc.dst_watch.answered(), "exit 0, but the destination "
+              "server was killed before it answered request %d" %
+              sc.dst_watch.k)
     if sc.checksum:
         got = out.decode().splitlines()
         want = [digest_line(sc, sc.src_name)]
@@ -998,6 +1040,12 @@ def judge_success(run, sc, program, out, err, pipe_bytes):
         check(ref_digest(pipe_bytes) == ref_digest(sc.data),
               "the pipe's digest differs")
         return
+    if sc.dst_kind in ("file", "new-file"):
+        check(os.path.exists(sc.dst_file), "exit 0, but the destination "
+              "file %s does not exist" % os.path.basename(sc.dst_file))
+    if sc.dst_watch and sc.dst_watch.fired:
+        run.note("the destination was killed after its K-th reply")
+        return                          # its bytes are gone with it
     got = read_dest(run, sc)
     if got is None:
         return
@@ -1064,9 +1112,12 @@ def judge_failure(run, sc, program, status, out, err):
         want = [digest_line(sc, n) for n in sc.names if n != failed[0]]
         check(out.decode().splitlines() == want,
               "nbd-evsum printed %r, want %r" % (out, want))
+    elif sc.dst_kind == "pipe":
+        check(out == sc.data[:len(out)], "a failed run into a pipe wrote "
+              "%d bytes that are not the source's first%s" %
+              (len(out), first_diff(out, sc.data[:len(out)])))
     else:
-        check(out == b"" or sc.dst_kind == "pipe", "a failed run printed "
-              "on stdout: %r" % out[:200])
+        check(out == b"", "a failed run printed on stdout: %r" % out[:200])
     m = FAIL_RE.search(line)
     why = None
     if "minimum block size" in line and "refuse-min" in sc.may_fail:
@@ -1117,6 +1168,9 @@ def judge_failure(run, sc, program, status, out, err):
     if r and sc.resume is not None:
         check(limit >= sc.resume // (64 * KIB) * (64 * KIB),
               "reported offset %d below --resume" % limit)
+    if sc.dst_kind == "new-file" and not os.path.exists(sc.dst_file):
+        check(limit == 0, "the message says the destination holds the "
+              "source below %d, but the new file does not exist" % limit)
     if sc.dst_kind != "pipe":
         got = read_dest(run, sc)
         if got is not None and sc.old is not None:
@@ -1365,10 +1419,9 @@ def one_round(k, verbose=False, keep=False):
             plugin = ["data", " ".join(spec), "size=%d" % size]
         sc.size = size
         src_img = run.path("src.img")
-        r = subprocess.run(["nbdkit", "-U", "-", "-r"] + plugin +
-                           ["--run", 'nbdcopy -- "$uri" ' + shlex.quote(src_img)],
-                           env=run.env, capture_output=True)
-        check(r.returncode == 0, "cannot make the source: %r" % r.stderr)
+        helper(run, ["nbdkit", "-U", "-", "-r"] + plugin +
+               ["--run", 'nbdcopy -- "$uri" ' + shlex.quote(src_img)],
+               "making the source")
         sc.data = open(src_img, "rb").read()
         kind = rng.choice(["nbd", "nbd", "file", "new-file", "pipe"])
         sig = rng.choice(["INT", "TERM", "KILL"])
@@ -1446,10 +1499,21 @@ def one_round(k, verbose=False, keep=False):
             out_f.close()
         lines = err.decode(errors="replace").splitlines()
         run.note("exit %d: %r" % (p.returncode, lines))
-        if not w.fired or p.returncode == 0:
-            # Done before the K-th write was seen: it must be a copy.
+        if not w.fired:
+            # Done before the K-th write was seen: it must be a copy,
+            # with fewer than K of them in the log.
             check(p.returncode == 0, "exit %d: %r" % (p.returncode, lines))
+            with open(w.logfile) as f:
+                seen = sum(1 for l in f if w.pattern.search(l))
+            check(seen < kth, "%d requests in the log, but the signal was "
+                  "not sent at request %d" % (seen, kth))
             outcome = "done before the signal"
+        elif p.returncode == 0:
+            # The signal was sent at the K-th request, well before the
+            # last, and the servers answer late: a program that heeds
+            # it stops with its status.
+            raise Failure("exit 0 after SIG%s at request %d: the "
+                          "signal was ignored" % (sig, kth))
         elif sig == "KILL":
             check(p.returncode == -signal.SIGKILL, "exit %d after SIGKILL"
                   % p.returncode)
@@ -1568,7 +1632,11 @@ def main():
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument("--keep", action="store_true",
                     help="keep the temporary directory of a seed")
+    ap.add_argument("--programs", metavar="DIR",
+                    help="run DIR's programs in place of the suite's")
     args = ap.parse_args()
+    if args.programs:
+        STAND_INS.append(os.path.abspath(args.programs))
     rounds = args.rounds is not None or args.round is not None
     what, make_target, fn = ("round", "check-resume ROUND", one_round) \
         if rounds else ("seed", "check-hostile SEED", one_seed)
