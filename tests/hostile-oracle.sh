@@ -9,6 +9,9 @@
 #     the source's (seed 348, a pipe with an injected fault);
 #   - a copy that ignores SIGINT and SIGTERM and finishes (rounds 4
 #     and 11, SIGINT at a write, SIGINT at a read into a pipe);
+#   - a copy that reads the source's zero extents, and fails on read
+#     errors a correct copy never meets (seed 86, whose faults all lie
+#     inside zero extents);
 # and a destination server killed before it answered its K-th request
 # leaves no room for exit 0 (the oracle's reading of nbdkit's log, on
 # logs written here).  Each case also checks that its seed still draws
@@ -36,6 +39,7 @@ stand_in corrupt '"$NBD_EVCOPY" "$@" | { head -c 1 | tr "\000-\377" "\001-\377\0
 exit ${PIPESTATUS[0]}'
 stand_in deaf 'trap "" INT TERM
 "$NBD_EVCOPY" "$@"'
+stand_in reads-all '"$NBD_EVCOPY" --no-extents "$@"'
 
 # refused STAND-IN WHY DRAW ARGS...: hostile.py with the stand-in fails
 # every seed or round of ARGS, each with WHY, and its notes show DRAW.
@@ -58,6 +62,8 @@ refused nothing "exit 0, but the destination file dst.img does not exist" \
 refused corrupt "a failed run into a pipe wrote" \
   "destination: pipe" --seed=348
 refused deaf "the signal was ignored" "SIGINT at the" --round=4,11
+refused reads-all "where a correct copy never reads" \
+  "every fault inside a zero extent: must succeed" --seed=86
 
 # The killed destination: the K-th request answered or not, as the log
 # filter writes it.
