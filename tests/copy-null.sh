@@ -5,7 +5,7 @@
 # source's block hash, the same as nbd-evsum.  null: cannot be a source
 # or an image to hash, and --verify has nothing to read back.
 source "$abs_top_srcdir/tests/functions.sh"
-requires nbdkit
+requires nbdkit python3
 
 mib=$((1024 * 1024))
 start_nbdkit pattern pattern $((8 * mib))

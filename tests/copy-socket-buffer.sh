@@ -4,7 +4,7 @@
 # the size asked for, and the copy is still exact; 1 MiB without the
 # option, and the kernel's sizes with --socket-buffer=0.
 source "$abs_top_srcdir/tests/functions.sh"
-requires nbdkit nbdcopy
+requires nbdkit nbdcopy python3
 
 start_nbdkit src pattern 8M
 start_nbdkit_tcp dst memory 8M

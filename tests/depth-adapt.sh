@@ -12,7 +12,7 @@
 #    (tools/lib/buffers.h);
 #  - --requests and --request-size, given, fix the values: no change.
 source "$abs_top_srcdir/tests/functions.sh"
-requires nbdkit nbdcopy
+requires nbdkit nbdcopy python3
 requires_nbdkit_filter delay
 
 size=256M

@@ -14,7 +14,7 @@
 #  - a qcow2 that another process has open for writing is said to be in
 #    use, with qemu-nbd's words.
 source "$abs_top_srcdir/tests/functions.sh"
-requires nbdkit nbdcopy qemu-img qemu-nbd
+requires nbdkit nbdcopy qemu-img qemu-nbd python3
 
 cd "$tmpdir"
 nbdkit -U - sparse-random 8M seed=11 --run 'nbdcopy -- "$uri" disk.raw' ||

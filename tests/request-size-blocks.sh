@@ -5,7 +5,7 @@
 # at the block size where it is above the default, and both print the
 # reference digest.
 source "$abs_top_srcdir/tests/functions.sh"
-requires nbdkit nbdcopy
+requires nbdkit nbdcopy python3
 
 # Nothing listens there: the options are checked before connecting.
 none="nbd+unix:///?socket=$tmpdir/none.sock"

@@ -6,7 +6,7 @@
 # block that differs, and prints no digest; a destination whose reads
 # fail after the copy fails too, with status 1.
 source "$abs_top_srcdir/tests/functions.sh"
-requires nbdkit nbdcopy qemu-img qemu-nbd
+requires nbdkit nbdcopy qemu-img qemu-nbd python3
 requires_nbdkit_plugin sh
 
 mib=$((1024 * 1024))
