@@ -10,6 +10,7 @@ requires_nbdkit_filter delay
 
 # 8 requests one at a time, 0.25 s each way: about 4 s for a copy.
 start_nbdkit src --filter=delay pattern 8M delay-read=250ms
+read_back "$src" "$tmpdir/a"
 # $prog is split on purpose: the program and its options.
 for prog in "nbd-evcopy --no-extents --no-sparse" nbd-evcopy; do
   start_nbdkit dst --filter=delay memory 8M delay-write=250ms
@@ -21,7 +22,6 @@ for prog in "nbd-evcopy --no-extents --no-sparse" nbd-evcopy; do
   # upper bound is wide, for a loaded machine.
   awk -v a="$t0" -v b="$t1" 'BEGIN { t = b - a; printf "took %.2f s\n", t; exit !(t >= 3 && t < 60) }' ||
     fail "$prog: the copy did not take 3 to 60 s"
-  read_back "$src" "$tmpdir/a"
   read_back "$dst" "$tmpdir/b"
   cmp "$tmpdir/a" "$tmpdir/b" || fail "$prog copied wrongly"
   stop_server dst
@@ -29,10 +29,11 @@ done
 check_blkhash "$src" --timeout=1 --requests=1
 
 # A destination whose block status takes 1 s a reply: the zero scan
-# before the copy takes 5 s of 1 s replies, which is no reason to time
-# out once the copy starts.
-start_nbdkit sparse data '1' size=20G
-start_nbdkit slowext --filter=delay memory 20G delay-extents=1
+# before the copy takes 3 s of 1 s replies (one for each 4 GiB, less
+# 64 KiB, that a reply may describe), longer than the timeout, which
+# is no reason to time out once the copy starts.
+start_nbdkit sparse data '1' size=8G
+start_nbdkit slowext --filter=delay memory 8G delay-extents=1
 nbd-evcopy --timeout=2 "$sparse" "$slowext" ||
   fail "a slow zero scan made the copy time out"
 
@@ -40,6 +41,6 @@ nbd-evcopy --timeout=2 "$sparse" "$slowext" ||
 # so the program waits at most the timeout for the goodbye.
 start_nbdkit slowclose --filter=delay memory 8M delay-close=10
 start=$(date +%s)
-nbd-evcopy --no-extents --no-sparse --timeout=2 "$src" "$slowclose" ||
+nbd-evcopy --no-extents --no-sparse --timeout=1 "$src" "$slowclose" ||
   fail "nbd-evcopy failed"
 [ $(( $(date +%s) - start )) -lt 8 ] || fail "nbd-evcopy waited for a slow close"
