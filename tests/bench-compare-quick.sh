@@ -86,9 +86,9 @@ grep -q "needs nbd-evcopy" "$tmpdir/err" || fail "no message naming nbd-evcopy"
 
 # The bisect.  Revisions A (good) to E (bad) of a scratch repository;
 # each "build" in $BENCH_BUILDS but C's is a copy-libev that burns some
-# CPU time, sleeps and runs this build's: A sleeps 0.3 s, B is this
+# CPU time, sleeps and runs this build's: A sleeps 0.1 s, B is this
 # build's own (faster than A in wall and CPU time: 0), D and E sleep
-# 1 s (slower than A: 1); C has no configure.ac, so it does not build
+# 0.6 s (slower than A: 1); C has no configure.ac, so it does not build
 # (125).  The stamp is the one compare.sh leaves after a build.
 harness=$tmpdir/harness
 cp -r "$abs_top_srcdir/bench" "$harness"
@@ -114,10 +114,10 @@ fake_build ()
   fi
   touch "$d/.bench-built"
 }
-fake_build "$rev_A" 0.3
+fake_build "$rev_A" 0.1
 fake_build "$rev_B" ""
-fake_build "$rev_D" 1
-fake_build "$rev_E" 1
+fake_build "$rev_D" 0.6
+fake_build "$rev_E" 0.6
 
 # Each exit status first, as the documented command gives it.
 bisect_env=(BENCH_BUILDS="$builds" BENCH_RESULTS="$tmpdir" QUICK=1
