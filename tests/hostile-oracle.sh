@@ -12,9 +12,12 @@
 #   - a copy that reads the source's zero extents, and fails on read
 #     errors a correct copy never meets (seed 86, whose faults all lie
 #     inside zero extents);
-# and a destination server killed before it answered its K-th request
-# leaves no room for exit 0 (the oracle's reading of nbdkit's log, on
-# logs written here).  Each case also checks that its seed still draws
+#   - a copy that fails without the command that copies the rest,
+#     though it could resume (seed 108, a read error from the source);
+# and, on nbdkit logs written here, a destination server killed before
+# it answered its K-th request leaves no room for exit 0, and after a
+# failure a write confirmed but not holding the source, or bytes
+# changed where no write was confirmed, are refused.  Each case also checks that its seed still draws
 # what it is here for: an edit of hostile.py's draws fails here, not
 # silently.
 source "$abs_top_srcdir/tests/functions.sh"
@@ -40,6 +43,9 @@ exit ${PIPESTATUS[0]}'
 stand_in deaf 'trap "" INT TERM
 "$NBD_EVCOPY" "$@"'
 stand_in reads-all '"$NBD_EVCOPY" --no-extents "$@"'
+stand_in no-resume '"$NBD_EVCOPY" "$@" 2>"$TMPDIR/err"; s=$?
+sed "s/; to copy the rest: .*//" "$TMPDIR/err" >&2; rm -f "$TMPDIR/err"
+exit $s'
 
 # refused STAND-IN WHY DRAW ARGS...: hostile.py with the stand-in fails
 # every seed or round of ARGS, each with WHY, and its notes show DRAW.
@@ -64,6 +70,8 @@ refused corrupt "a failed run into a pipe wrote" \
 refused deaf "the signal was ignored" "SIGINT at the" --round=4,11
 refused reads-all "where a correct copy never reads" \
   "every fault inside a zero extent: must succeed" --seed=86
+refused no-resume "no command to copy the rest" \
+  "failed as allowed (injected)" --seed=108
 
 # The killed destination: the K-th request answered or not, as the log
 # filter writes it.
@@ -85,5 +93,28 @@ for k, answered in ((1, True), (2, False)):
     if w.answered() != answered:
         sys.exit("request %d: answered() is %s" % (k, not answered))
 print("ok: the killed destination's K-th reply, as the log says")
+
+# After a failure: 8 KiB, the first 4 KiB confirmed, the second failed.
+sc = h.Scenario()
+sc.size = 8192
+sc.data = bytes([1]) * 8192
+sc.old = bytes([2]) * 8192
+with open(log, "w") as f:
+    f.write("connection=1 Write id=1 offset=0x0 count=0x1000 fua=0 ...\n"
+            "connection=1 Write id=2 offset=0x1000 count=0x1000 fua=0 ...\n"
+            "connection=1 ...Write id=2 return=-1 (Input/output error)\n"
+            "connection=1 ...Write id=1 return=0\n")
+cases = [(sc.data[:4096] + sc.old[4096:], None),
+         (sc.data[:4095] + sc.old[4095:], "confirmed a write at 0-4096, but differs from the source at offset 4095"),
+         (sc.data[:4097] + sc.old[4097:], "changed at offset 4096, in 4096-8192")]
+for got, want in cases:
+    try:
+        h.check_written(sc, got, log)
+        why = None
+    except h.Failure as e:
+        why = str(e)
+    if (want is None) != (why is None) or (want and want not in why):
+        sys.exit("check_written: %r, wanted %r" % (why, want))
+print("ok: after a failure, confirmed writes and untouched bytes, as the log says")
 PY
   fail "the log's replies are misread"

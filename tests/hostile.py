@@ -28,9 +28,12 @@
 #     the documented exit status; every byte of a readable destination
 #     is then its old byte or the source's, and below the offset the
 #     message reports, the source's (a new file not created reports no
-#     offset; a pipe got a prefix of the source); with the fault removed
-#     and the server still there, the command the message prints copies
-#     the rest;
+#     offset; a pipe got a prefix of the source); where nbdkit's log
+#     shows the destination's requests, the source's exactly where a
+#     write was confirmed and the old bytes where none was; a killed
+#     server is the one the message names; the command that copies the
+#     rest is offered whenever the copy can resume, and with the fault
+#     removed and the server still there, it copies the rest;
 #   - no hang, no process left with the run's mark (as tests/functions.sh
 #     checks), no file left in the run's TMPDIR, no sanitizer report.
 #
@@ -536,12 +539,14 @@ class Scenario:
         self.src_watch = self.dst_watch = None
         self.checksum = self.verify = False
         self.dst_kind = None
+        self.dst_log = None
         self.dst_file = None
         self.dst_max = None
         self.old = None
         self.resume = self.resume_cut = None
         self.digest, self.block = "sha256", 64 * KIB
         self.must_succeed = False
+        self.opts = []
         self.outcome = "exit 0"
 
 
@@ -777,7 +782,10 @@ def dest(run, rng, sc, program):
         sc.dst_max = maximum
         filters += ["--filter=blocksize-policy"]
         args += blocksize_policy(minimum, maximum)
-        if dsize % minimum or sc.size % minimum:
+        # The copy's last request ends at the source's size, or at the
+        # destination's when a stream's size is known only at its end:
+        # only that end need fall on the minimum.
+        if sc.size % minimum or (sc.src_kind == "pipe" and dsize % minimum):
             sc.may_fail.add("refuse-min")
     if rng.random() < 0.3 and program != "zero-extent-copy-libev":
         filters += ["--filter=nozero"]
@@ -815,8 +823,10 @@ def dest(run, rng, sc, program):
                                salt=rng.randrange(1000))
         plugin = ["sh", script]
     kill_at = rng.randrange(1, 120) if rng.random() < 0.1 else None
-    uri, p, logf = run.nbdkit("dst", filters + plugin + args,
-                              log=kill_at is not None)
+    # Logged always: after a failure the log says which writes the
+    # server confirmed (check_written).
+    uri, p, logf = run.nbdkit("dst", filters + plugin + args, log=True)
+    sc.dst_log = logf
     sc.dst_arg = uri
     sc.dst_watch = None
     if kill_at:
@@ -1032,6 +1042,55 @@ def needless_faults(sc, program, opts):
                for a, z in sc.faults["read"])
 
 
+LOG_ASKED_RE = re.compile(r"connection=(\d+) (Write|Zero|Trim) id=(\d+) "
+                          r"offset=(0x[0-9a-f]+) count=(0x[0-9a-f]+)")
+LOG_ANSWER_RE = re.compile(r"connection=(\d+) \.\.\.(Write|Zero|Trim) "
+                           r"id=(\d+) return=(-?\d+)")
+
+
+def check_written(sc, got, logf):
+    """After a failure, what the destination's log says against what it
+    holds: where a write, zero or trim was confirmed, the source's
+    bytes; where one failed or none was sent, its old bytes; where one
+    had no answer (its server killed), old or the source's, byte by
+    byte.  A request refused as too long and sent again in pieces is
+    confirmed by its pieces."""
+    asked = {}
+    with open(logf) as f:
+        for line in f:
+            m = LOG_ASKED_RE.search(line)
+            if m:
+                start = int(m.group(4), 16)
+                asked[m.group(1, 2, 3)] = [start, start + int(m.group(5), 16),
+                                          2]
+                continue
+            m = LOG_ANSWER_RE.search(line)
+            if m and m.group(1, 2, 3) in asked:
+                asked[m.group(1, 2, 3)][2] = 3 if m.group(4) == "0" else 1
+    n = min(len(got), sc.size)
+    state = bytearray(n)                # 0 none, 1 failed, 2 no answer, 3 done
+    for want in (1, 2, 3):              # a later state over an earlier one
+        for start, end, st in asked.values():
+            if st == want and start < n:
+                end = min(end, n)
+                state[start:end] = bytes([st]) * (end - start)
+    for m in re.finditer(rb"\x00+|\x01+|\x02+|\x03+", bytes(state)):
+        a, b, st = m.start(), m.end(), state[m.start()]
+        g, d, o = got[a:b], sc.data[a:b], sc.old[a:b]
+        if st == 3:
+            check(g == d, "the destination confirmed a write at %d-%d, but "
+                  "differs from the source at offset %d" %
+                  (a, b, a + common_prefix(g, d)))
+        elif st == 2:
+            bad = [i for i in range(len(g)) if g[i] not in (d[i], o[i])]
+            check(not bad, "at %d, a byte that no write gave" %
+                  (a + bad[0] if bad else 0))
+        else:
+            check(g == o, "the destination changed at offset %d, in %d-%d "
+                  "where no write was confirmed" %
+                  (a + common_prefix(g, o), a, b))
+
+
 def digest_line(sc, name):
     return "%s  %s" % (ref_digest(sc.data, sc.digest, sc.block), name)
 
@@ -1118,7 +1177,24 @@ def first_diff(a, b):
     return "" if len(a) == len(b) else " (lengths %d, %d)" % (len(a), len(b))
 
 
+def names_killed(sc, program, line):
+    """Whether LINE, the one message of a failed run, begins by naming a
+    server that was killed: "source" or "destination" (the tools and the
+    copier lessons), the image's name (nbd-evsum), or nothing at all
+    for checksum-libev, which has one server."""
+    if program == "checksum-libev":
+        return True
+    names = []
+    if sc.src_watch and sc.src_watch.fired:
+        names += ["source", sc.src_name]
+    if sc.dst_watch and sc.dst_watch.fired:
+        names.append("destination")
+    return any(re.match(re.escape("%s: %s" % (program, n)) +
+                        r"(: | connection [0-9]+: )", line) for n in names)
+
+
 FAIL_RE = re.compile(r"(read|write|zero) failed at offset (\d+) length (\d+): ")
+BELOW_RE = re.compile(r"(?:complete|holds the source only) below offset (\d+)")
 RESUME_RE = re.compile(r"(?:complete|holds the source only) below offset (\d+); "
                        r"to copy the rest: (.*)$")
 
@@ -1172,6 +1248,8 @@ def judge_failure(run, sc, program, status, out, err):
             why = "injected"
         elif killed:
             why = "killed"
+            check(names_killed(sc, program, line), "a server was killed, "
+                  "but the message names another: %r" % line)
         else:
             raise Failure("%s failed at %d+%d, where no fault was injected: "
                           "%r" % (op, off, length, line))
@@ -1182,6 +1260,8 @@ def judge_failure(run, sc, program, status, out, err):
         why = "timeout"
     elif killed:
         why = "killed"
+        check(names_killed(sc, program, line), "a server was killed, but "
+              "the message does not name it: %r" % line)
     else:
         raise Failure("unexplained failure: %r" % line)
     run.note("failed as allowed (%s): %s" % (why, line))
@@ -1201,8 +1281,24 @@ def judge_failure(run, sc, program, status, out, err):
     # What the destination holds: old bytes or the source's, and the
     # source's below the offset the message reports.
     r = RESUME_RE.search(line)
-    limit = int(r.group(1)) if r else 0
-    if r and sc.resume is not None:
+    below = BELOW_RE.search(line)
+    limit = int(below.group(1)) if below else 0
+    if program == "nbd-evcopy":
+        # The command that copies the rest is offered whenever the copy
+        # can resume (not with --checksum or --destination-is-zero, not
+        # from or to a stream or null:) and some of it is left; a copy
+        # that can resume and says nothing of the destination failed
+        # before any of it held the source.
+        resumable = sc.dst_kind not in ("pipe", "null") and \
+            sc.src_kind != "pipe" and not sc.checksum and \
+            "--destination-is-zero" not in sc.opts
+        if not resumable:
+            check(not r, "a command to copy the rest, from a copy that "
+                  "cannot resume: %r" % line)
+        elif below and limit < sc.size:
+            check(r, "no command to copy the rest below %d: %r" %
+                  (limit, line))
+    if below and sc.resume is not None:
         check(limit >= sc.resume // (64 * KIB) * (64 * KIB),
               "reported offset %d below --resume" % limit)
     if sc.dst_kind == "new-file" and not os.path.exists(sc.dst_file):
@@ -1210,6 +1306,8 @@ def judge_failure(run, sc, program, status, out, err):
               "source below %d, but the new file does not exist" % limit)
     if sc.dst_kind != "pipe":
         got = read_dest(run, sc)
+        if got is not None and sc.old is not None and sc.dst_log:
+            check_written(sc, got, sc.dst_log)
         if got is not None and sc.old is not None:
             # Below --resume the old bytes are the source's already.
             bad = old_or_source(sc, got, limit)
@@ -1329,6 +1427,7 @@ def one_seed(seed, verbose=False, keep=False):
                 for o in opts:
                     if o.startswith("--resume="):
                         sc.resume = int(o[9:])
+                sc.opts = opts
                 sc.must_succeed = needless_faults(sc, program, opts)
                 if sc.must_succeed:
                     run.note("every fault inside a zero extent: must succeed")
