@@ -120,8 +120,8 @@ fuzz: all
 	$(SHELL) $(srcdir)/tests/fuzz/run.sh $(FUZZ_SECONDS) $(srcdir) $(FUZZ_TARGETS)
 else
 fuzz:
-	@echo "make fuzz needs a build configured with --enable-fuzzing" \
-	  "CC=clang-14 (libFuzzer comes with clang)" >&2; exit 1
+	@echo "make fuzz needs a build configured with --enable-fuzzing," \
+	  "which takes clang for its libFuzzer" >&2; exit 1
 endif
 
 clean-local: clean-fuzz
