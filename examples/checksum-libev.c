@@ -31,7 +31,8 @@
  *     -o checksum-libev -pthread -lnbd -lev -lcrypto
  *
  * tools/nbd-evsum is the program to run on real images (several
- * images, files, timeouts, signals, progress).
+ * images, files, timeouts, signals, progress, a URI naming a local file
+ * such as tls-certificates=, which nbd_connect_uri refuses by default).
  */
 
 #include <err.h>

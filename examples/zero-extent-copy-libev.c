@@ -46,7 +46,8 @@
  *     common/glue.c common/ring.c -o zero-extent-copy-libev -lnbd -lev
  *
  * tools/nbd-evcopy is the program to run on real images (files,
- * several connections, timeouts, signals, progress).
+ * several connections, timeouts, signals, progress, a URI naming a local
+ * file such as tls-certificates=, which nbd_connect_uri refuses by default).
  */
 
 #include <err.h>
