@@ -6,6 +6,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,16 +111,54 @@ open_extra (struct server *s, unsigned i)
   s->opened = i + 1;
 }
 
+/* Whether connection i's handshake describes the export the first
+ * one's did: its size, and the flags that say what it may be sent.
+ * Several connections are opened only where the server advertises
+ * multi-conn, its promise that they all reach one export; one that
+ * breaks it is a server not to copy from.  Returns false, with the
+ * reason in s->differs, if they differ.
+ */
+static bool
+same_export (struct server *s, unsigned i)
+{
+  struct nbd_handle *a = s->c[0].glue.nbd, *b = s->c[i].glue.nbd;
+  int64_t first = nbd_get_size (a), size = nbd_get_size (b);
+
+  if (size != first)
+    snprintf (s->differs, sizeof s->differs, "%s: the server says the "
+              "image is %" PRIi64 " bytes, where %s was told %" PRIi64,
+              s->names[i], size, s->names[0], first);
+  else if (nbd_is_read_only (a) != nbd_is_read_only (b) ||
+           nbd_can_flush (a) != nbd_can_flush (b) ||
+           nbd_can_zero (a) != nbd_can_zero (b) ||
+           nbd_can_multi_conn (a) != nbd_can_multi_conn (b) ||
+           nbd_can_meta_context (a, LIBNBD_CONTEXT_BASE_ALLOCATION) !=
+           nbd_can_meta_context (b, LIBNBD_CONTEXT_BASE_ALLOCATION))
+    snprintf (s->differs, sizeof s->differs, "%s: the server advertises "
+              "other capabilities than to %s", s->names[i], s->names[0]);
+  else
+    return true;
+  conn_stop (&s->c[i]);
+  return false;
+}
+
 /* Connection i has finished its handshake, or was given up: in use
- * from now on, or said under -v and left out.
+ * from now on, or said under -v and left out.  One that reaches
+ * another export is left out too, and stops the program: at once while
+ * connecting (nothing is copied yet), else at the next server_check.
  */
 static void
-settle (struct server *s, unsigned i)
+settle (struct server *s, unsigned i, bool connecting)
 {
   s->pending[i] = false;
   if (s->c[i].failure[0] != '\0')
     debug ("%s: %s; going on with fewer connections",
            s->names[i], s->c[i].failure);
+  else if (!same_export (s, i)) {
+    if (connecting)
+      die ("%s", s->differs);
+    debug ("%s", s->differs);
+  }
   else
     s->v[s->n++] = &s->c[i];
 }
@@ -137,7 +176,7 @@ connect_others (struct server *s, unsigned want)
   }
   conn_wait_connected (extra, want - 1);
   for (i = 1; i < want; i++)
-    settle (s, i);
+    settle (s, i, true);
 }
 
 void
@@ -148,6 +187,7 @@ server_connect (struct server *s, struct ev_loop *loop, const char *name,
   unsigned want;
 
   s->n = s->next = 0;
+  s->differs[0] = '\0';
   s->socket_uri = NULL;
   s->loop = loop;
   s->name = name;
@@ -227,7 +267,7 @@ server_update (struct server *s)
     if (!s->pending[i])
       continue;
     if (conn_poll_connected (&s->c[i]))
-      settle (s, i);
+      settle (s, i, false);
     /* Its events too, at once: a handshake that ended inside a write
      * notification leaves the watcher waiting to write, and the next
      * write event would reach a handle with nothing to send.
@@ -243,6 +283,8 @@ server_check (const struct server *s, struct stop *stop)
 
   for (i = 0; i < s->n; i++)
     conn_check (s->v[i], stop);
+  if (s->differs[0] != '\0')
+    stop_fail (stop, "%s", s->differs);
 }
 
 void

@@ -72,6 +72,8 @@ struct server {
   const struct image *img;      /* copied, as a caller's may not last */
   struct handle_options opts;
   double timeout;
+  char differs[256];            /* a later connection's export is not
+                                   the first's: server_check stops */
 };
 
 /* Connect to img (a URI, or a captive server that the first connection
