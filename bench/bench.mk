@@ -37,13 +37,9 @@
 #   git bisect run env OLD=GOOD NEW=HEAD BENCH_ONLY=3a \
 #     /tmp/nbd-libev-bench/compare.sh
 
-# The harness checks are among the suite's longer tests, the compare
-# check second only to valgrind-errors.sh: Makefile.am's TESTS starts
-# TESTS_FIRST before the rest.
-TESTS_FIRST = \
-	tests/bench-quick.sh \
-	tests/bench-compare-quick.sh \
-	$(NULL)
+# The harness checks tests/bench-quick.sh and tests/bench-compare-quick.sh
+# are among the suite's longest tests: they are in Makefile.am's
+# TESTS_FIRST, which starts before the rest.
 TESTS_SH += \
 	tests/bench-blksum.sh \
 	tests/bench-report.sh \

@@ -25,8 +25,9 @@
 # tests/hostile-oracle.sh shows the oracles refusing wrong results:
 # stand-ins for nbd-evcopy that are wrong on purpose (--programs=DIR).
 
+# tests/hostile.sh, one of the longest tests, is in Makefile.am's
+# TESTS_FIRST.
 TESTS_SH += \
-	tests/hostile.sh \
 	tests/hostile-oracle.sh \
 	tests/resume-rounds.sh \
 	$(NULL)

@@ -63,7 +63,6 @@ TESTS_SH += \
 	tests/zero-fallbacks.sh \
 	tests/zero-sizes.sh \
 	tests/zero-errors.sh \
-	tests/zero-checksum.sh \
 	tests/zero-verify.sh \
 	$(NULL)
 
