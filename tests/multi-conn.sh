@@ -109,9 +109,9 @@ requires qemu-nbd
 truncate -s 16M "$tmpdir/q.raw"
 start_qemu_nbd q -r -f raw --shared=2 "$tmpdir/q.raw"
 start=$(date +%s)
-nbd-evcopy --no-extents --no-sparse -v -C 3 --timeout=2 "$q" "$ldst" \
+nbd-evcopy --no-extents --no-sparse -v -C 3 --timeout=1 "$q" "$ldst" \
   2>"$tmpdir/v" ||
   { cat "$tmpdir/v"; fail "copy from qemu-nbd with -C 3 failed"; }
-grep -q 'source connection 3: no NBD handshake within 2 s; going on with fewer connections' "$tmpdir/v" ||
+grep -q 'source connection 3: no NBD handshake within 1 s; going on with fewer connections' "$tmpdir/v" ||
   { cat "$tmpdir/v"; fail "no -v line for the connection qemu-nbd did not greet"; }
 [ $(( $(date +%s) - start )) -lt 10 ] || fail "the extra connection held the copy up"

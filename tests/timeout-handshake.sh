@@ -46,14 +46,14 @@ listener silent
 # $prog is split on purpose: the program and its options.
 for prog in "nbd-evcopy --no-extents --no-sparse" nbd-evcopy nbd-evsum; do
   if [ "$prog" = nbd-evsum ]; then
-    msg="$prog: $peer: no NBD handshake within 2 s"
+    msg="$prog: $peer: no NBD handshake within 1 s"
     args=("$peer")
   else
-    msg="nbd-evcopy: source: no NBD handshake from $peer within 2 s"
+    msg="nbd-evcopy: source: no NBD handshake from $peer within 1 s"
     args=("$peer" "$dst")
   fi
   start=$(date +%s)
-  expect_error "$msg" $prog --timeout=2 "${args[@]}"
+  expect_error "$msg" $prog --timeout=1 "${args[@]}"
   [ $(( $(date +%s) - start )) -lt 10 ] || fail "$prog took too long"
 done
 

@@ -152,17 +152,17 @@ expect_error "destination: write failed at offset 0 length 65536: No space left 
 # The destination is stopped once its log shows a write in flight.
 start_nbdkit slow --filter=delay pattern 4G delay-read=5ms
 fresh dst 4G --filter=log memory 4G logfile="$tmpdir/stopped.log"
-env "$mark" nbd-evcopy --checksum --timeout=2 "$slow" "$dst" \
+env "$mark" nbd-evcopy --checksum --timeout=1 "$slow" "$dst" \
   >"$tmpdir/out" 2>"$tmpdir/err" &
 pid=$!
 wait_log "$tmpdir/stopped.log" ' Write id='
 kill -STOP "$(cat "$tmpdir/d$n.pid")"
-# --timeout=2 ends it within seconds; a broken one must not hang here.
+# --timeout=1 ends it within seconds; a broken one must not hang here.
 wait_for $pid 30
 status=$waited
 kill -CONT "$(cat "$tmpdir/d$n.pid")"
 cat "$tmpdir/err"
 [ $status -eq 1 ] || fail "stopped destination: exit status $status"
-grep -q 'destination.*no reply from the server for 2 s' "$tmpdir/err" ||
+grep -q 'destination.*no reply from the server for 1 s' "$tmpdir/err" ||
   fail "stopped destination: no timeout message"
 [ ! -s "$tmpdir/out" ] || fail "stopped destination: a digest was printed"
