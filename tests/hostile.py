@@ -8,8 +8,9 @@
 # "hole" extents that are not zero over data), the servers (block-size
 # limits with the error policy, capabilities taken away, replies out of
 # order, errors on chosen reads, writes, zeroes, flushes and block
-# status, a server killed at its K-th request), the endpoints (NBD, a
-# captive server, a local file, a pipe, null:) and the options; then
+# status, a server killed at its K-th request, or, for the tools, one
+# that breaks the protocol: tests/bad-server.py), the endpoints (NBD,
+# a captive server, a local file, a pipe, null:) and the options; then
 # runs nbd-evcopy, nbd-evsum or a lesson once, under a timeout, and
 # judges the outcome by oracles, not by eye:
 #
@@ -1357,6 +1358,71 @@ def judge_failure(run, sc, program, status, out, err):
     sc.outcome += ", then resumed"
 
 
+# Servers that break the protocol (tests/bad-server.py): the faults
+# that must stop the program, and those libnbd lets pass, which must
+# give exact results.
+BAD_REFUSED = ["cookie", "chunk-offset", "chunk-oversize", "cut-chunk",
+               "handshake", "second-size"]
+BAD_PASSED = ["reply-flags", "extent-zero", "extent-past-end"]
+
+
+def bad_server_seed(run, program, fault):
+    """A run of PROGRAM against tests/bad-server.py breaking the protocol
+    as FAULT says: its outcome."""
+    sock = run.path("bad.sock")
+    p = subprocess.Popen(["python3", os.path.join(SRCDIR, "tests",
+                                                  "bad-server.py"),
+                          sock, fault], env=run.env,
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         preexec_fn=die_with_parent)
+    run.servers.append(p)
+    for _ in range(1000):
+        if os.path.exists(sock) or p.poll() is not None:
+            break
+        time.sleep(0.01)
+    check(os.path.exists(sock), "bad-server.py %s did not start" % fault)
+    uri = "nbd+unix:///?socket=" + sock
+    data = bytes(i % 251 for i in range(4 * MIB))
+    run.note("source: bad-server.py %s" % fault)
+    opts = ["--timeout=5"] + (["-C", "2"] if fault == "second-size" else [])
+    if program == "nbd-evsum":
+        argv = [program] + opts + [uri]
+    else:
+        dst, _, _ = run.nbdkit("dst", ["memory", str(4 * MIB)])
+        argv = [program] + opts + [uri, dst]
+    status, out, err = run_program(run, argv)
+    lines = err.decode(errors="replace").splitlines()
+    got = None
+    if program == "nbd-evcopy":
+        back = run.path("readback.img")
+        helper(run, ["nbdcopy", "--", dst, back], "reading the destination back")
+        with open(back, "rb") as f:
+            got = f.read()
+        os.unlink(back)
+    if fault in BAD_PASSED:
+        check(status == 0 and not lines, "exit %d against %s, which libnbd "
+              "lets pass: %r" % (status, fault, lines))
+        if got is None:
+            want = "%s  %s" % (ref_digest(data), uri)
+            check(out.decode().splitlines() == [want], "nbd-evsum printed %r"
+                  % out)
+        else:
+            check(got == data, "the copy differs%s" % first_diff(got, data))
+        return "bad server (%s): exact" % fault
+    check(status == 1 and len(lines) == 1, "exit %d against %s, with %r"
+          % (status, fault, lines))
+    check(re.match(re.escape(program) + ": (source|%s)" % re.escape(uri),
+                   lines[0]), "the message names another server: %r"
+          % lines[0])
+    if got is not None:
+        zero = bytes(4096)
+        bad = next((o for o in range(0, len(got), 4096)
+                    if got[o:o + 4096] not in (data[o:o + 4096], zero)), None)
+        check(bad is None, "the destination's block at %s is neither the "
+              "source's nor its old zeroes" % bad)
+    return "bad server (%s): refused" % fault
+
+
 def one_seed(seed, verbose=False, keep=False):
     """Run seed SEED: (None, what happened) if every oracle agreed, else
     (the reason, None)."""
@@ -1370,6 +1436,15 @@ def one_seed(seed, verbose=False, keep=False):
         program = rng.choice(PROGRAMS)
         lesson = program not in ("nbd-evcopy", "nbd-evsum")
         run.note("program: " + program)
+        # A server that breaks the protocol, drawn apart from the rest
+        # so that the seeds that do not draw one keep their scenarios.
+        side = random.Random(seed * 1000003 + 17)
+        if not lesson and side.random() < 0.05:
+            outcome = bad_server_seed(run, program, side.choice(
+                BAD_REFUSED + BAD_PASSED))
+            run.check_clean()
+            ok = True
+            return None, "%s: %s" % (program, outcome)
         choose_source(run, rng, sc)
         src_kind = "nbd"
         if not lesson:
