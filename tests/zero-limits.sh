@@ -13,8 +13,10 @@ requires nbdkit nbdcopy
 requires_nbdkit_plugin sh
 requires_nbdkit_filter log
 
-size=8388608
-start_nbdkit src data "1 @4194304 2 @6000000 3" size=$size
+# Zero runs of hundreds of KiB between bytes of data, each more than a
+# 64 KiB zero: every zero command of the sh plugin costs processes.
+size=2097152
+start_nbdkit src data "1 @1048576 2 @1500000 3" size=$size
 read_back "$src" "$tmpdir/src.img"
 
 # dst_plugin NAME BLOCK-SIZE-LINE ZERO-CONDITION ERROR: a destination
