@@ -135,24 +135,7 @@ requires ()
       echo "$0: SKIP: $c is not installed"
       exit 77
     fi
-    [ "$c" != python3 ] || python3_direct
   done
-}
-
-# python3_direct: python3 on PATH may be a launcher that picks an
-# interpreter anew at every start (a pyenv shim is a shell script that
-# takes several times the interpreter's own start-up to), and a test
-# may start python3 dozens of times.  Ask it once which interpreter it
-# runs, and put a link to that one first on the test's PATH: the test
-# and everything it starts run the same python3, without the launcher.
-python3_direct ()
-{
-  _exe=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) ||
-    return 0
-  [ -x "$_exe" ] && [ "$_exe" != "$(type -P python3)" ] || return 0
-  mkdir -p "$tmpdir/python3-bin"
-  ln -sf "$_exe" "$tmpdir/python3-bin/python3"
-  PATH=$tmpdir/python3-bin:$PATH
 }
 
 # raw_and_qcow2 RAW QCOW2 SIZE QEMU-IO-COMMAND...: a raw image of SIZE
