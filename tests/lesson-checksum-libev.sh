@@ -37,8 +37,9 @@ done
 timeout 30 checksum-libev "$zero" >/dev/null ||
   fail "an all-zero image hung (or failed)"
 
-# One data byte in 1 GiB: only the block holding it is read.
-start_nbdkit sparse --filter=log data '@536870912 1' size=1G \
+# One data byte in 64 MiB, 1024 blocks: only the block holding it is
+# read.  (The reference reads every byte: in 1 GiB, it took seconds.)
+start_nbdkit sparse --filter=log data '@33554432 1' size=64M \
   logfile="$tmpdir/sparse.log"
 ref_check "$sparse"
 reads=$(grep -c ' Read id=' "$tmpdir/sparse.log")
