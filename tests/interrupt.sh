@@ -10,17 +10,17 @@ source "$abs_top_srcdir/tests/functions.sh"
 requires nbdkit nbdcopy
 requires_nbdkit_filter delay
 
-# Writes take 200 ms each: a 256 MiB copy takes seconds, not a fraction of one.
+# Writes take 200 ms each: a 128 MiB copy takes seconds, not a fraction of one.
 # nbdkit's log filter, outside the delay, records each write as it
 # arrives and as it completes: the signal comes once one has completed,
 # so that some of the destination is done.
-start_nbdkit src pattern 256M
+start_nbdkit src pattern 128M
 read_back "$src" "$tmpdir/a"
 # $prog is split on purpose: the program and its options.
 for prog in "nbd-evcopy --no-extents --no-sparse" nbd-evcopy; do
   for sig in INT TERM; do
     rm -f "$tmpdir/dst.log"
-    start_nbdkit dst --filter=log --filter=delay memory 256M \
+    start_nbdkit dst --filter=log --filter=delay memory 128M \
       delay-write=200ms logfile="$tmpdir/dst.log"
     env "$mark" $prog "$src" "$dst" 2>"$tmpdir/err" &
     pid=$!
@@ -37,7 +37,7 @@ for prog in "nbd-evcopy --no-extents --no-sparse" nbd-evcopy; do
       fail "$prog: no line at once for the first signal"
     off=$(sed -n "s/^nbd-evcopy: interrupted by SIG$sig after [0-9]* bytes; the destination is complete below offset \\([0-9]*\\); to copy the rest: .*/\\1/p" "$tmpdir/err")
     [ -n "$off" ] || fail "$prog: no offset reported"
-    [ "$off" -gt 0 ] && [ "$off" -lt $((256 * 1024 * 1024)) ] || fail "$prog: offset $off"
+    [ "$off" -gt 0 ] && [ "$off" -lt $((128 * 1024 * 1024)) ] || fail "$prog: offset $off"
     read_back "$dst" "$tmpdir/b"
     cmp -n "$off" "$tmpdir/a" "$tmpdir/b" || fail "$prog: bytes below $off differ"
     # The command printed copies the rest: once, it is the whole copy.
@@ -55,7 +55,7 @@ for prog in "nbd-evcopy --no-extents --no-sparse" nbd-evcopy; do
 done
 
 # nbd-evsum: no digest on stdout.
-start_nbdkit slow --filter=log --filter=delay pattern 256M delay-read=200ms \
+start_nbdkit slow --filter=log --filter=delay pattern 128M delay-read=200ms \
   logfile="$tmpdir/slow.log"
 env "$mark" nbd-evsum "$slow" >"$tmpdir/out" 2>"$tmpdir/err" &
 pid=$!
@@ -66,7 +66,7 @@ status=$waited
 cat "$tmpdir/err"
 [ $status -eq 130 ] || fail "nbd-evsum: exit status $status"
 [ ! -s "$tmpdir/out" ] || fail "nbd-evsum printed a digest"
-grep -Fqx "nbd-evsum: interrupted by SIGINT after hashing $(sed -n 's/.*after hashing \([0-9]*\) of.*/\1/p' "$tmpdir/err") of 268435456 bytes of $slow; no digest" "$tmpdir/err" ||
+grep -Fqx "nbd-evsum: interrupted by SIGINT after hashing $(sed -n 's/.*after hashing \([0-9]*\) of.*/\1/p' "$tmpdir/err") of 134217728 bytes of $slow; no digest" "$tmpdir/err" ||
   fail "nbd-evsum: unexpected message"
 
 # A second signal while the commands in flight drain: each write now
@@ -74,7 +74,7 @@ grep -Fqx "nbd-evsum: interrupted by SIGINT after hashing $(sed -n 's/.*after ha
 # copy waiting for them, and the second must end it at once.  The
 # second comes once the program has said it is draining (its first
 # line), not after a guess at how long that takes.
-start_nbdkit stuck --filter=log --filter=delay memory 256M delay-write=3 \
+start_nbdkit stuck --filter=log --filter=delay memory 128M delay-write=3 \
   logfile="$tmpdir/stuck.log"
 env "$mark" nbd-evcopy --no-extents --no-sparse "$src" "$stuck" \
   2>"$tmpdir/err" &
