@@ -7,8 +7,9 @@
 #     (seed 8, a new file);
 #   - a copy that fails into a pipe after writing bytes that are not
 #     the source's (seed 348, a pipe with an injected fault);
-#   - a copy that ignores SIGINT and SIGTERM and finishes (rounds 4
-#     and 11, SIGINT at a write, SIGINT at a read into a pipe);
+#   - a copy that ignores SIGINT and SIGTERM and finishes, sending
+#     more requests after the signal than it could have had in flight
+#     (rounds 14 and 20, SIGTERM and SIGINT);
 #   - a copy that reads the source's zero extents, and fails on read
 #     errors a correct copy never meets (seed 86, whose faults all lie
 #     inside zero extents);
@@ -67,7 +68,7 @@ refused nothing "exit 0, but the destination file dst.img does not exist" \
   "destination: new-file" --seed=8
 refused corrupt "a failed run into a pipe wrote" \
   "destination: pipe" --seed=348
-refused deaf "the signal was ignored" "SIGINT at the" --round=4,11
+refused deaf "the signal was ignored" " at the " --round=14,20
 refused reads-all "where a correct copy never reads" \
   "every fault inside a zero extent: must succeed" --seed=86
 refused no-resume "no command to copy the rest" \

@@ -87,8 +87,10 @@ MIB = 1024 * 1024
 STAND_INS = []
 
 # A run that takes longer than this has hung: the largest image is a
-# few MiB and the slowest server answers within 20 ms.
-RUN_TIMEOUT = 90
+# few MiB and the slowest server answers within 20 ms, though 512-byte
+# requests to a delayed server that takes one at a time run about 50 s
+# on an idle machine, twice that beside another seed.
+RUN_TIMEOUT = 180
 
 # The reference block hash, as the shell tests use it.
 _spec = importlib.util.spec_from_file_location(
@@ -457,6 +459,7 @@ class Watcher(threading.Thread):
         self.action = action
         self.done = threading.Event()
         self.fired = False
+        self.fired_at = None
 
     def run(self):
         while not self.done.is_set():
@@ -467,9 +470,20 @@ class Watcher(threading.Thread):
                 n = 0
             if n >= self.k:
                 self.fired = True
+                self.fired_at = time.time()
                 self.action()
                 return
             time.sleep(0.002)
+
+    def after(self, seconds):
+        """How many requests matching PATTERN the log records more than
+        SECONDS after the action (nbdkit's log filter stamps each line
+        with the local time, to the microsecond)."""
+        with open(self.logfile) as f:
+            stamps = [l[:26] for l in f if self.pattern.search(l)]
+        late = self.fired_at + seconds
+        return sum(1 for t in stamps if time.mktime(time.strptime(
+            t[:19], "%Y-%m-%d %H:%M:%S")) + float("0" + t[19:]) > late)
 
     def answered(self):
         """Whether the log records the reply to the K-th request, the one
@@ -1726,10 +1740,17 @@ def one_round(k, verbose=False, keep=False):
             outcome = "done before the signal"
         elif p.returncode == 0:
             # The signal was sent at the K-th request, well before the
-            # last, and the servers answer late: a program that heeds
-            # it stops with its status.
-            raise Failure("exit 0 after SIG%s at request %d: the "
-                          "signal was ignored" % (sig, kth))
+            # last, and the servers answer late: a program that heeds it
+            # stops with its status.  On a loaded machine the signal can
+            # still come as the copy ends, and the requests in flight
+            # then reach the log late: more than 64 of them (the most
+            # these rounds keep in flight) a fifth of a second after the
+            # signal are new ones, sent by a program that ignored it.
+            late = w.after(0.2)
+            check(late <= 64, "exit 0 after SIG%s at request %d, with %d "
+                  "requests sent after it: the signal was ignored" %
+                  (sig, kth, late))
+            outcome = "done as the signal came"
         elif sig == "KILL":
             check(p.returncode == -signal.SIGKILL, "exit %d after SIGKILL"
                   % p.returncode)
