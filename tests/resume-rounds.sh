@@ -19,8 +19,10 @@ python3 "$abs_top_srcdir/tests/hostile.py" --round=4,5,11,23 \
   >"$tmpdir/out" || { cat "$tmpdir/out"; fail "the interrupt rounds failed"; }
 cat "$tmpdir/out"
 # Every round's signal arrived in the middle of the copy: none is "done
-# before the signal".
-grep '^ok ' "$tmpdir/out" | sort -n -k2 >"$tmpdir/outcomes"
+# before the signal".  Whether nbdkit 1.32 aborted after the SIGKILL is
+# a race (see hostile.py), so that note is not part of the outcome.
+grep '^ok ' "$tmpdir/out" | sort -n -k2 |
+  sed "s/ (the source's nbdkit started again)\$//" >"$tmpdir/outcomes"
 cat >"$tmpdir/want" <<'EOF'
 ok 4: nbd: SIGINT, then --resume
 ok 5: file: SIGTERM, then --resume
