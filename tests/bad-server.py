@@ -6,9 +6,11 @@
 # nbd-fault-injector.py do.
 #
 #   bad-server.py SOCKET FAULT
+#   bad-server.py --image FAULT FILE
 #
-# listens on the Unix socket SOCKET and serves, on every connection, a
-# read-only export of 4 MiB whose byte at offset i is i % 251, through
+# The first listens on the Unix socket SOCKET and serves, on every
+# connection, a read-only export of 4 MiB whose byte at offset i is
+# i % 251 (the image), through
 # the fixed newstyle handshake with structured replies and
 # base:allocation (the whole image data), and breaks the protocol as
 # FAULT says: a read's fault in its third read, once two were answered
@@ -22,9 +24,21 @@
 #   extent-zero      block status with an extent of length 0
 #   extent-past-end  block status with an extent past the image's end
 #   cut-chunk        half a data chunk, then the connection closed
+#   hole             the 64 KiB at 1.5 MiB read as an OFFSET_HOLE chunk
+#                    (zeroes), in every read, where block status says
+#                    data
+#   wrong-chunk      a read answered with a block status chunk
 #   handshake        the connection closed right after the greeting
+#   handshake-stop   the greeting, then silence with the connection open
 #   second-size      multi-conn, and every second connection says the
 #                    image is 4 KiB larger
+#
+# The second writes to FILE the bytes a correct client reads from the
+# server with FAULT when it reads at all: the image, except with hole.
+#
+# In the spec's block status reply each extent is a length, so extents
+# follow each other by construction: the one way to make them not
+# increase is a length of 0 (extent-zero).
 #
 # The protocol is the NBD spec's (doc/proto.md in the NBD project).
 # Standard library only; one thread per connection; it runs until
@@ -54,7 +68,9 @@ FLAG_HAS_FLAGS, FLAG_READ_ONLY, FLAG_SEND_DF, FLAG_CAN_MULTI_CONN = \
     1, 2, 128, 256
 CMD_READ, CMD_DISC, CMD_BLOCK_STATUS = 0, 2, 7
 CHUNK_DONE = 1
-CHUNK_OFFSET_DATA, CHUNK_BLOCK_STATUS, CHUNK_ERROR = 1, 5, (1 << 15) + 1
+CHUNK_OFFSET_DATA, CHUNK_OFFSET_HOLE, CHUNK_BLOCK_STATUS, CHUNK_ERROR = \
+    1, 2, 5, (1 << 15) + 1
+HOLE = (3 * 1024 * 1024 // 2, 65536)
 EINVAL = 22
 
 fault = None
@@ -64,6 +80,14 @@ lock = threading.Lock()
 
 def data(offset, length):
     return bytes((offset + i) % 251 for i in range(length))
+
+
+def image(fault):
+    """What a correct client reads from the server with FAULT."""
+    b = bytearray(data(0, SIZE))
+    if fault == "hole":
+        b[HOLE[0]:HOLE[0] + HOLE[1]] = bytes(HOLE[1])
+    return bytes(b)
 
 
 def recv(c, n):
@@ -86,6 +110,8 @@ def handshake(c, size, flags):
     c.sendall(struct.pack(">QQH", NBDMAGIC, IHAVEOPT, 3))
     if fault == "handshake":
         return False
+    if fault == "handshake-stop":
+        threading.Event().wait()
     recv(c, 4)                          # the client's flags
     while True:
         magic, opt, length = struct.unpack(">QII", recv(c, 16))
@@ -130,6 +156,13 @@ def read_reply(c, cookie, offset, length, bad):
         offset -= 512
     if bad and fault == "chunk-oversize":
         length += 4096
+    if fault == "hole":
+        hole_reply(c, cookie, offset, length)
+        return
+    if bad and fault == "wrong-chunk":
+        chunk(c, CHUNK_DONE, CHUNK_BLOCK_STATUS, cookie,
+              struct.pack(">III", 1, length, 0))
+        return
     flags = CHUNK_DONE | (0x40 if bad and fault == "reply-flags" else 0)
     payload = struct.pack(">Q", offset) + data(offset, length)
     if bad and fault == "cut-chunk":
@@ -138,6 +171,25 @@ def read_reply(c, cookie, offset, length, bad):
         c.sendall(head + payload[:len(payload) // 2])
         raise EOFError
     chunk(c, flags, CHUNK_OFFSET_DATA, cookie, payload)
+
+
+def hole_reply(c, cookie, offset, length):
+    """A read's reply in chunks: data, except an OFFSET_HOLE chunk for the
+    part of HOLE it covers."""
+    start = max(offset, HOLE[0])
+    end = min(offset + length, HOLE[0] + HOLE[1])
+    if start >= end:
+        start = end = offset + length
+    if start > offset:
+        chunk(c, 0, CHUNK_OFFSET_DATA, cookie,
+              struct.pack(">Q", offset) + data(offset, start - offset))
+    if end > start:
+        chunk(c, 0, CHUNK_OFFSET_HOLE, cookie,
+              struct.pack(">QI", start, end - start))
+    if offset + length > end:
+        chunk(c, 0, CHUNK_OFFSET_DATA, cookie,
+              struct.pack(">Q", end) + data(end, offset + length - end))
+    chunk(c, CHUNK_DONE, 0, cookie, b"")    # NBD_REPLY_TYPE_NONE
 
 
 def status_reply(c, cookie, offset, length, size, bad):
@@ -189,6 +241,10 @@ def serve(c):
 
 def main():
     global fault
+    if sys.argv[1] == "--image":
+        with open(sys.argv[3], "wb") as f:
+            f.write(image(sys.argv[2]))
+        return
     path, fault = sys.argv[1], sys.argv[2]
     if os.path.exists(path):
         os.unlink(path)

@@ -5,21 +5,29 @@
 # destination nothing but the source's bytes, or, where libnbd lets the
 # fault pass (a reply flag it does not know, a block status extent of
 # length 0 or past the image's end), give the exact digest and copy.
+# Exact is what a correct client reads (bad-server.py --image): where
+# a read's reply says hole over what block status calls data, zeroes.
 #   cookie, chunk-offset, chunk-oversize, cut-chunk: libnbd drops the
 #     connection, and the message says so with libnbd's reason;
+#   wrong-chunk: a read answered with a block status chunk, refused
+#     by libnbd as a reply that does not fit its command;
 #   handshake: the greeting and nothing more, "cannot connect";
+#   handshake-stop: the greeting, then silence: --timeout ends the
+#     wait for the handshake, as it ends the wait for a reply;
 #   second-size: a second connection (-C 2, multi-conn advertised)
 #     that says the image has another size is refused, naming both.
 source "$abs_top_srcdir/tests/functions.sh"
 requires python3 nbdkit nbdcopy
 
 size=$((4 * 1024 * 1024))
-python3 - "$tmpdir/expected" <<'PY'
-import sys
-with open(sys.argv[1], "wb") as f:
-    f.write(bytes(i % 251 for i in range(4 * 1024 * 1024)))
-PY
-want=$(blkhash_ref "$tmpdir/expected") || fail "no reference digest"
+# expect FAULT: the image a correct client reads from the server with
+# FAULT into $tmpdir/expected, and its digest in $want.
+expect ()
+{
+  python3 "$abs_top_srcdir/tests/bad-server.py" --image "$1" "$tmpdir/expected" ||
+    fail "bad-server.py --image $1 failed"
+  want=$(blkhash_ref "$tmpdir/expected") || fail "no reference digest"
+}
 
 # bad FAULT: the server with FAULT on $tmpdir/FAULT.sock, in $bad.
 bad ()
@@ -40,6 +48,7 @@ bad ()
 refused ()
 {
   _f=$1 _text=$2; shift 2
+  expect "$_f"
   bad "$_f"
   expect_error "$_text" timeout 60 nbd-evsum --timeout=5 "$@" "$bad"
   grep -q "^nbd-evsum: $bad" "$tmpdir/err" || fail "$_f: the message names another image"
@@ -63,6 +72,7 @@ PY
 passed ()
 {
   _f=$1; shift
+  expect "$_f"
   bad "$_f"
   _got=$(timeout 60 nbd-evsum --timeout=5 "$@" "$bad") || fail "$_f: nbd-evsum failed"
   [ "$_got" = "$want  $bad" ] || fail "$_f: nbd-evsum printed '$_got'"
