@@ -89,8 +89,11 @@ refused cookie "connection lost: nbd_aio_notify_read: no matching cookie"
 refused chunk-offset "structured reply is out of bounds"
 refused chunk-oversize "structured reply is out of bounds"
 refused cut-chunk "connection lost"
+refused wrong-chunk "connection lost: nbd_aio_notify_read: invalid command for receiving block-status chunk"
 refused handshake "cannot connect"
+refused handshake-stop "no NBD handshake" --timeout=1
 refused second-size "connection 2: the server says the image is $((size + 4096)) bytes, where" -C 2
 passed reply-flags
 passed extent-zero
 passed extent-past-end
+passed hole

@@ -1376,8 +1376,8 @@ def judge_failure(run, sc, program, status, out, err):
 # that must stop the program, and those libnbd lets pass, which must
 # give exact results.
 BAD_REFUSED = ["cookie", "chunk-offset", "chunk-oversize", "cut-chunk",
-               "handshake", "second-size"]
-BAD_PASSED = ["reply-flags", "extent-zero", "extent-past-end"]
+               "wrong-chunk", "handshake", "handshake-stop", "second-size"]
+BAD_PASSED = ["reply-flags", "extent-zero", "extent-past-end", "hole"]
 
 
 def bad_server_seed(run, program, fault):
@@ -1396,7 +1396,12 @@ def bad_server_seed(run, program, fault):
         time.sleep(0.01)
     check(os.path.exists(sock), "bad-server.py %s did not start" % fault)
     uri = "nbd+unix:///?socket=" + sock
-    data = bytes(i % 251 for i in range(4 * MIB))
+    image = run.path("bad.img")
+    helper(run, ["python3", os.path.join(SRCDIR, "tests", "bad-server.py"),
+                 "--image", fault, image], "writing the bad server's image")
+    with open(image, "rb") as f:
+        data = f.read()
+    os.unlink(image)
     run.note("source: bad-server.py %s" % fault)
     opts = ["--timeout=5"] + (["-C", "2"] if fault == "second-size" else [])
     if program == "nbd-evsum":
