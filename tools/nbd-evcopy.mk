@@ -41,6 +41,7 @@ TESTS_SH += \
 	tests/copy-bad-options.sh \
 	tests/copy-read-error.sh \
 	tests/copy-write-error.sh \
+	tests/copy-needless-faults.sh \
 	tests/copy-write-error-offset.sh \
 	tests/copy-flush-error.sh \
 	tests/copy-help.sh \
