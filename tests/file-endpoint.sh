@@ -4,10 +4,11 @@
 # file to NBD, of sparse data, of an odd size with data at both ends of a
 # large hole, and of nothing but zeroes; zeroes punched or, with
 # --allocated, kept allocated; --cache=none; and the fallback to a
-# captive nbdkit (NBD_EV_NO_IO_URING), which must give the same bytes.
-# Every copy is compared byte for byte with cmp.  What needs root is in
-# tests of its own, each skipped and counted as such without it: a
-# block device (file-block-device.sh), a file system that fills up
+# captive nbdkit (NBD_EV_NO_IO_URING), which must give the same bytes,
+# and which -v must say was taken.  Every copy is compared byte for byte
+# with cmp, and every digest with tests/blkhash-ref.py's.  What needs
+# root is in tests of its own, each skipped and counted as such without
+# it: a block device (file-block-device.sh), a file system that fills up
 # (file-enospc.sh) and one that cannot zero (file-zero-fallback.sh).
 source "$abs_top_srcdir/tests/functions.sh"
 requires nbdkit nbdcopy cmp stat
@@ -89,11 +90,14 @@ for src in "$sparse" "$odd"; do
   cmp "$src" "$tmpdir/new.raw" || fail "--cache=none $src: differs"
 done
 
-# The block hash of a file, read by the tools, is the one a server
-# gives; nbd-evcopy --checksum to null: is the same hash again, and so
-# is --verify's copy.
-want=$(digest_of nbd-evsum [ nbdkit --readonly file "$sparse" ]) ||
+# The block hash of a file, read by the tools, is tests/blkhash-ref.py's,
+# and so is the one a server of the file gives; nbd-evcopy --checksum to
+# null: is the same hash again, and so is --verify's, whose copy is the
+# same bytes.
+want=$(blkhash_ref "$sparse")
+got=$(digest_of nbd-evsum [ nbdkit --readonly file "$sparse" ]) ||
   fail "nbd-evsum of a served file failed"
+[ "$got" = "$want" ] || fail "nbd-evsum of a served file: $got, expected $want"
 got=$(digest_of nbd-evsum "$sparse") || fail "nbd-evsum of a file failed"
 [ "$got" = "$want" ] || fail "nbd-evsum of a file: $got, expected $want"
 got=$(digest_of nbd-evcopy --checksum "$sparse" null:) ||
@@ -103,6 +107,7 @@ rm -f "$tmpdir/new.raw"
 got=$(digest_of nbd-evcopy --verify "$sparse" "$tmpdir/new.raw") ||
   fail "--verify failed"
 [ "$got" = "$want" ] || fail "--verify: $got, expected $want"
+cmp "$sparse" "$tmpdir/new.raw" || fail "--verify: the copy differs"
 
 # The fallback: a captive nbdkit for each file, the same bytes.
 rm -f "$tmpdir/new.raw"
@@ -111,9 +116,11 @@ NBD_EV_NO_IO_URING=1 nbd-evcopy -v "$odd" "$tmpdir/new.raw" 2>"$tmpdir/v" ||
 [ "$(grep -c "raw, served by nbdkit" "$tmpdir/v")" -eq 2 ] ||
   fail "NBD_EV_NO_IO_URING: not both files served by nbdkit"
 cmp "$odd" "$tmpdir/new.raw" || fail "the fallback's copy differs"
-got=$(NBD_EV_NO_IO_URING=1 digest_of nbd-evsum "$sparse") ||
+got=$(NBD_EV_NO_IO_URING=1 digest_of nbd-evsum -v "$sparse" 2>"$tmpdir/v") ||
   fail "nbd-evsum with the fallback failed"
-[ "$got" = "$want" ] || fail "nbd-evsum with the fallback: $got"
+grep -q "sparse.raw: NBD_EV_NO_IO_URING is set: served by nbdkit" "$tmpdir/v" ||
+  fail "nbd-evsum with NBD_EV_NO_IO_URING: the file was not served by nbdkit"
+[ "$got" = "$want" ] || fail "nbd-evsum with the fallback: $got, expected $want"
 
 # A destination file too small, and a directory: one line, nothing
 # written.
