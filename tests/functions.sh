@@ -533,3 +533,74 @@ served_at_once ()
     sed -n 's/.*connections: \([0-9]*\) requests served at once.*/\1/p' "$1"
   } | sort -n | tail -n 1
 }
+
+# server_saw WHAT LOGFILE...: what the servers behind nbdkit's log
+# filter saw, their logfiles merged in time order.  WHAT is one of
+#   connections     how many connections were made;
+#   requests        the most reads, writes, zeroes and trims in flight
+#                   at once, over every connection of every log;
+#   per-connection  the most of them in flight on one connection;
+#   bytes           the most bytes of them in flight at once;
+#   largest         the largest of them, in bytes.
+# A request is in flight from its line to the line of its return.  A
+# server counts only what its threads have taken up, never a request
+# still queued in its socket, so what it saw is at most what the client
+# kept in flight: a bound checked here holds for the client too, and a
+# growth seen here is one the client made.  Give nbdkit more threads
+# (-t) than the bound to check, or it cannot see a client pass it.
+server_saw ()
+{
+  _what=$1; shift
+  for _log in "$@"; do
+    [ -r "$_log" ] || fail "server_saw: no log $_log"
+  done
+  _i=0
+  for _log in "$@"; do
+    _i=$((_i + 1))
+    awk -v tag="$_i" '
+      function hex(s,  n, i) {
+        s = tolower(substr(s, 3)); n = 0
+        for (i = 1; i <= length(s); i++)
+          n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+        return n
+      }
+      $4 == "Connect" { print $1, $2, "C", tag ":" $3, "-", 0 }
+      $4 ~ /^(Read|Write|Zero|Trim)$/ && $7 ~ /^count=/ {
+        print $1, $2, "+", tag ":" $3, $5, hex(substr($7, 7))
+      }
+      $4 ~ /^\.\.\.(Read|Write|Zero|Trim)$/ {
+        print $1, $2, "-", tag ":" $3, $5, 0
+      }' "$_log"
+  done |
+    sort -s -k1,2 |
+    awk -v what="$_what" '
+      $3 == "C" { conns++ }
+      $3 == "+" {
+        size[$4 " " $5] = $6
+        n++; bytes += $6; on[$4]++
+        if (n > most) most = n
+        if (bytes > most_bytes) most_bytes = bytes
+        if (on[$4] > most_on) most_on = on[$4]
+        if ($6 > largest) largest = $6
+      }
+      $3 == "-" && ($4 " " $5) in size {
+        n--; bytes -= size[$4 " " $5]; on[$4]--
+        delete size[$4 " " $5]
+      }
+      END {
+        if (what == "connections") print conns + 0
+        else if (what == "requests") print most + 0
+        else if (what == "per-connection") print most_on + 0
+        else if (what == "bytes") print most_bytes + 0
+        else if (what == "largest") print largest + 0
+        else exit 1
+      }' || fail "server_saw: no such count: $_what"
+}
+
+# log_count LOGFILE COMMAND: how many COMMAND requests (Read, Write,
+# Zero, Trim, Extents, Flush) the server behind nbdkit's log filter was
+# sent, on all its connections.
+log_count ()
+{
+  grep -c " $2 id=" "$1" || :
+}
