@@ -511,10 +511,22 @@ say (void *data, const struct stop *s, int signum, bool again)
   if (p == NULL || e->ring == NULL)
     return;
   if (!again) {
-    if (e->ring->in_use > 0)
+    const char *more = signum == SIGINT ? "press Ctrl-C" : "send it";
+    unsigned i;
+
+    if (e->ring->in_use > 0) {
       message ("stopping on %s: waiting for the %u requests in flight; "
-               "%s again to stop at once", name, e->ring->in_use,
-               signum == SIGINT ? "press Ctrl-C" : "send it");
+               "%s again to stop at once", name, e->ring->in_use, more);
+      return;
+    }
+    /* No request, but a command of the endpoint's own: a flush. */
+    for (i = 0; i < e->nr_endpoints; i++)
+      if (endpoint_busy (e->endpoints[i])) {
+        message ("stopping on %s: waiting for the commands in flight on "
+                 "%s; %s again to stop at once", name,
+                 e->endpoints[i]->name, more);
+        return;
+      }
     return;
   }
   where = p->ops->where ? p->ops->where (p) : NULL;
