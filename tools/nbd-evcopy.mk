@@ -42,6 +42,7 @@ TESTS_SH += \
 	tests/copy-read-error.sh \
 	tests/copy-write-error.sh \
 	tests/copy-needless-faults.sh \
+	tests/interrupt-phases.sh \
 	tests/copy-write-error-offset.sh \
 	tests/copy-flush-error.sh \
 	tests/copy-help.sh \

@@ -50,6 +50,15 @@ signal_cb (struct ev_loop *loop, ev_signal *w, int revents)
   /* A second signal, or a signal while stopping after a failure: the
    * user does not want to wait.
    */
+  /* Still starting (no say yet): nothing is in flight but handshakes,
+   * which need no goodbye, and a captive server exits with this
+   * program, so there is nothing to wait for.
+   */
+  if (s->say == NULL && !stop_requested (s)) {
+    message ("interrupted by %s while starting, before any request was "
+             "sent", w->signum == SIGINT ? "SIGINT" : "SIGTERM");
+    exit (128 + w->signum);
+  }
   if (stop_requested (s)) {
     if (s->say)
       s->say (s->say_data, s, w->signum, true);

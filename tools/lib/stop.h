@@ -45,10 +45,11 @@
 
 struct stop {
   ev_signal sigint, sigterm;
-  /* If set, called on each signal (signum) instead of the plain
-   * messages: the first (again false) should say at once what the
-   * program waits for, the second (again true), before the program
-   * exits, how far it got.
+  /* Set once the program may have requests in flight; until then a
+   * signal ends it at once, in one line.  Called on each signal
+   * (signum) instead of the plain messages: the first (again false)
+   * should say at once what the program waits for, the second (again
+   * true), before the program exits, how far it got.
    */
   void (*say) (void *data, const struct stop *s, int signum, bool again);
   void *say_data;
