@@ -6,8 +6,11 @@
 #    nbd-evcopy opens more connections than the two it starts with
 #    once the depth is held at what they serve, -v says so, the depth
 #    grows past it, and the copy is exact;
-#  - with -C 2 the count stays where it was asked;
+#  - with -C 2 the count stays where it was asked, and so do the
+#    requests in flight, within what two connections serve;
 #  - against servers that answer at once it stays at two.
+# The connections and the requests in flight are counted by nbdkit's
+# log filter on the servers (server_saw), not taken from -v.
 source "$abs_top_srcdir/tests/functions.sh"
 requires nbdkit nbdcopy
 requires_nbdkit_filter delay
@@ -19,17 +22,23 @@ requires_nbdkit_filter delay
 # queue in about one copy in three, and no connection opened; 250 ms
 # leaves the CPUs' share within the tolerance.
 size=512M
-start_nbdkit src -r --filter=delay pattern $size delay-read=250ms
-start_nbdkit dst --filter=delay memory $size delay-write=250ms \
-  delay-zero=250ms
+start_nbdkit src -r --filter=log --filter=delay pattern $size delay-read=250ms \
+  logfile="$tmpdir/src.log"
+start_nbdkit dst --filter=log --filter=delay memory $size delay-write=250ms \
+  delay-zero=250ms logfile="$tmpdir/dst.log"
 nbd-evcopy -v "$src" "$dst" 2>"$tmpdir/v" ||
   fail "copy failed: $(grep -v slot "$tmpdir/v")"
 grep -q "connections: opening up to 4 per server" "$tmpdir/v" ||
   fail "no more connections: $(grep 'connections\|depth:' "$tmpdir/v")"
 grep -q "connections: 128 requests served at once" "$tmpdir/v" ||
   fail "the new connections did not serve: $(grep connections "$tmpdir/v")"
-[ "$(most_requests "$tmpdir/v")" -gt 64 ] ||
-  fail "the depth stayed at what two connections serve: $(grep depth: "$tmpdir/v")"
+for end in src dst; do
+  [ "$(server_saw connections "$tmpdir/$end.log")" -eq 4 ] ||
+    fail "$end: $(server_saw connections "$tmpdir/$end.log") connections, not 4"
+done
+most=$(server_saw requests "$tmpdir/src.log" "$tmpdir/dst.log")
+[ "$most" -gt 64 ] ||
+  fail "the servers had $most requests in flight, what two connections serve"
 stop_server src
 start_nbdkit src -r pattern $size
 read_back "$src" "$tmpdir/src.img"
@@ -39,22 +48,34 @@ rm -f "$tmpdir/src.img" "$tmpdir/dst.img"
 stop_server src dst
 
 # -C fixes the count: the depth stays within what two connections to
-# each server serve.  (Servers are restarted for every copy: nbdkit
-# 1.32 may abort when a client leaves with replies pending.)
-start_nbdkit src -r --filter=delay pattern 128M delay-read=100ms
+# each server serve.  The server runs 64 threads (-t), so that it would
+# take up more requests than that if they came.  (Servers are restarted
+# for every copy: nbdkit 1.32 may abort when a client leaves with
+# replies pending.)
+rm "$tmpdir/src.log"
+start_nbdkit src -r -t 64 --filter=log --filter=delay pattern 128M \
+  delay-read=100ms logfile="$tmpdir/src.log"
 nbd-evcopy -v -C 2 "$src" null: 2>"$tmpdir/v" || fail "copy with -C 2 failed"
 ! grep -q "connections: opening" "$tmpdir/v" ||
   fail "-C 2 opened more: $(grep connections "$tmpdir/v")"
-[ "$(most_requests "$tmpdir/v")" -le 32 ] ||
-  fail "more requests than two connections serve: $(most_requests "$tmpdir/v")"
+[ "$(server_saw connections "$tmpdir/src.log")" -eq 2 ] ||
+  fail "-C 2: $(server_saw connections "$tmpdir/src.log") connections"
+most=$(server_saw requests "$tmpdir/src.log")
+[ "$most" -le 32 ] ||
+  fail "-C 2: the server had $most requests in flight, more than two connections serve"
 stop_server src
 
 # Servers that answer at once: the depth stays far below what two
 # connections serve, and so does the count.
-start_nbdkit src -r pattern $size
-start_nbdkit dst memory $size
+rm "$tmpdir/src.log" "$tmpdir/dst.log"
+start_nbdkit src -r --filter=log pattern $size logfile="$tmpdir/src.log"
+start_nbdkit dst --filter=log memory $size logfile="$tmpdir/dst.log"
 nbd-evcopy -v "$src" "$dst" 2>"$tmpdir/v" || fail "near copy failed"
 grep -q "source: 2 connections" "$tmpdir/v" ||
   fail "not two connections to start with: $(grep connections "$tmpdir/v")"
 ! grep -q "connections: opening" "$tmpdir/v" ||
   fail "more connections to servers that answer at once: $(grep connections "$tmpdir/v")"
+for end in src dst; do
+  [ "$(server_saw connections "$tmpdir/$end.log")" -eq 2 ] ||
+    fail "near $end: $(server_saw connections "$tmpdir/$end.log") connections, not 2"
+done
