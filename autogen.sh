@@ -20,8 +20,9 @@ build_pkgs="build-essential autoconf automake pkg-config libnbd-dev libev-dev li
 # qemu-io from qemu-utils), nbdcopy and nbdinfo (libnbd-bin), python3
 # for the tests' helpers, psktool (gnutls-bin) for the TLS test, script
 # (bsdutils) for the terminal test, valgrind for the error-path test
-# (and valgrind/memcheck.h, which the build uses when it is there).
-test_pkgs="nbdkit qemu-utils libnbd-bin python3 gnutls-bin bsdutils valgrind"
+# (and valgrind/memcheck.h, which the build uses when it is there), ss
+# (iproute2) for the TCP socket-buffer test.
+test_pkgs="nbdkit qemu-utils libnbd-bin python3 gnutls-bin bsdutils valgrind iproute2"
 # Checks beyond make check, which CI runs too: clang with its
 # sanitizer and libFuzzer runtimes for ./configure --enable-sanitizers
 # and --enable-fuzzing, and scan-build for make analyze (which also

@@ -108,6 +108,7 @@ open_image (struct engine *e, struct sum_pass *s,
   const struct handle_options opts = {
     .pread_initialize = false, .want_extents = true,
     .socket_buffer = so->o.socket_buffer,
+    .socket_buffer_tcp = so->o.socket_buffer_given,
   };
   struct endpoint *src;
   uint64_t size;

@@ -259,6 +259,8 @@ check_options (struct copy_options *co)
    * through both sockets, and the smaller buffer would set the pace.
    */
   co->src.socket_buffer = co->dst.socket_buffer = o->socket_buffer;
+  co->src.socket_buffer_tcp = co->dst.socket_buffer_tcp =
+    o->socket_buffer_given;
   if (co->checksum) {
     if (co->block_size == 0)
       co->block_size = BLKHASH_BLOCK_SIZE;

@@ -174,6 +174,7 @@ conn_connect (struct conn *c, struct ev_loop *loop, const char *name,
   if (c->optional && (timeout <= 0 || timeout > OPTIONAL_HANDSHAKE))
     c->handshake_timeout = OPTIONAL_HANDSHAKE;
   c->socket_buffer = opts->socket_buffer;
+  c->socket_buffer_tcp = opts->socket_buffer_tcp;
   c->connected = false;
   c->waiting = true;            /* for the handshake */
   c->failure[0] = '\0';
@@ -211,7 +212,8 @@ conn_poll_connected (struct conn *c)
    * explains why that does as well as setting them before connect.
    */
   if (c->socket_buffer > 0)
-    set_socket_buffers (c->glue.nbd, c->name, c->socket_buffer);
+    set_socket_buffers (c->glue.nbd, c->name, c->socket_buffer,
+                        c->socket_buffer_tcp);
   debug ("%s: connected to %s", c->name, c->uri);
   return true;
 }

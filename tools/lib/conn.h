@@ -87,6 +87,7 @@ struct conn {
   double timeout;               /* seconds; 0: none */
   double handshake_timeout;     /* seconds for the handshake; 0: none */
   uint64_t socket_buffer;       /* set once connected, if not 0 */
+  bool socket_buffer_tcp;       /* on a TCP socket too */
   bool connected;               /* the handshake is done */
   bool waiting;                 /* at the last update, waiting for the server */
   ev_tstamp last_reply;         /* the server last sent something, or we

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
 
 #include <libnbd.h>
 
@@ -29,17 +30,32 @@
  * Linux caps SO_SNDBUF/SO_RCVBUF at net.core.wmem_max/rmem_max; root
  * may go past that with the FORCE variants, which are tried first so
  * that a benchmark measures the size asked for.
+ *
+ * On TCP, a size set locks the buffer and turns off the kernel's
+ * autotuning of it (tcp(7)), which grows a buffer with the
+ * bandwidth-delay product of the path, up to net.ipv4.tcp_rmem and
+ * tcp_wmem's maximum: a fixed 1 MiB would cap a far connection near
+ * 1 MiB per round trip.  So TCP keeps the kernel's unless asked (tcp).
  */
 void
-set_socket_buffers (struct nbd_handle *nbd, const char *name, uint64_t size)
+set_socket_buffers (struct nbd_handle *nbd, const char *name, uint64_t size,
+                    bool tcp)
 {
   int fd = nbd_aio_get_fd (nbd);
   int v = size > INT32_MAX / 2 ? INT32_MAX / 2 : (int) size;
   int snd = 0, rcv = 0;
   socklen_t len = sizeof snd;
+  struct sockaddr_storage addr;
+  socklen_t addr_len = sizeof addr;
 
   if (fd == -1)
     die ("%s: %s", name, nbd_get_error ());
+  if (!tcp && getsockname (fd, (struct sockaddr *) &addr, &addr_len) == 0 &&
+      (addr.ss_family == AF_INET || addr.ss_family == AF_INET6)) {
+    debug ("%s: TCP: socket buffers left to the kernel's autotuning "
+           "(--socket-buffer sets them)", name);
+    return;
+  }
   if (setsockopt (fd, SOL_SOCKET, SO_SNDBUFFORCE, &v, sizeof v) == -1 &&
       setsockopt (fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof v) == -1)
     die ("%s: SO_SNDBUF: %s", name, strerror (errno));

@@ -25,9 +25,12 @@ struct handle_options {
   bool want_extents;
 
   /* If not 0, the socket's SO_SNDBUF and SO_RCVBUF in bytes, set on
-   * the socket libnbd connected (nbd_aio_get_fd) right after connecting.
+   * the socket libnbd connected (nbd_aio_get_fd) right after connecting:
+   * on a TCP socket only if socket_buffer_tcp, since a size set there
+   * turns off the kernel's tuning of it.
    */
   uint64_t socket_buffer;
+  bool socket_buffer_tcp;
 };
 
 /* A new handle with the options set, not yet connected.  name
@@ -36,8 +39,10 @@ struct handle_options {
 struct nbd_handle *open_handle (const char *name,
                                 const struct handle_options *opts);
 
-/* Set SO_SNDBUF and SO_RCVBUF of a connected handle's socket. */
+/* Set SO_SNDBUF and SO_RCVBUF of a connected handle's socket to size;
+ * on TCP only if tcp.
+ */
 void set_socket_buffers (struct nbd_handle *nbd, const char *name,
-                         uint64_t size);
+                         uint64_t size, bool tcp);
 
 #endif /* NBD_LIBEV_EXAMPLES_HANDLE_H */

@@ -256,6 +256,7 @@ option_shared (int c, const char *arg, struct shared_options *o,
     option_version ();
   case OPT_SOCKET_BUFFER:
     r = option_socket_buffer (arg, &o->socket_buffer, &err);
+    o->socket_buffer_given = true;
     break;
   case OPT_TIMEOUT:
     r = option_timeout (arg, &o->timeout, &err);

@@ -93,6 +93,7 @@ struct shared_options {
   unsigned connections;         /* -C; 0: decided by multi-conn */
   int progress_mode;            /* -p: PROGRESS_NONE, PROGRESS_BAR or FD */
   uint64_t socket_buffer;       /* 0: the kernel's */
+  bool socket_buffer_given;     /* --socket-buffer: on TCP too */
   unsigned timeout;             /* seconds; 0: none */
   enum image_cache cache;
   unsigned requests;            /* --requests, or where to start */

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Socket buffers: by default the tools set 1 MiB on Unix sockets and
+# leave TCP sockets to the kernel, whose autotuning a set size would
+# turn off; --socket-buffer sets both kinds.  What the kernel holds is
+# read with ss(8) from the client's TCP sockets while they are open:
+# a size set shows as twice itself in rb and tb (the kernel doubles it
+# for its overhead), which 1536k makes a figure autotuning does not
+# land on.  -v says which was done.
+source "$abs_top_srcdir/tests/functions.sh"
+requires nbdkit ss
+
+mib=$((1024 * 1024))
+# Reads of 300 ms keep the connections open while ss looks.
+start_nbdkit_tcp tsrc --filter=delay pattern 64M delay-read=300ms
+port=${tsrc##*:}
+start_nbdkit usrc pattern 64M
+start_nbdkit_tcp tdst --filter=delay memory 64M delay-write=300ms
+dport=${tdst##*:}
+
+# buffers PORT: the rb and tb of each client socket connected to PORT,
+# one "RB TB" line each, into $tmpdir/buffers, once there are two (the
+# default connections to a server that advertises multi-conn, as these
+# do), within 10 s.
+buffers ()
+{
+  for _ in $(seq 1 500); do
+    ss -tmn state established dst "127.0.0.1:$1" >"$tmpdir/ss"
+    grep -o 'rb[0-9]*,t[0-9]*,tb[0-9]*' "$tmpdir/ss" |
+      sed 's/rb\([0-9]*\),t[0-9]*,tb\([0-9]*\)/\1 \2/' >"$tmpdir/buffers"
+    [ "$(wc -l <"$tmpdir/buffers")" -lt 2 ] || return 0
+    sleep 0.02
+  done
+  fail "not two client sockets connected to port $1 within 10 s"
+}
+
+# run PORT CMD...: run CMD in the background until its sockets to PORT
+# are seen, leaving their buffers in $tmpdir/buffers, then stop it.
+run ()
+{
+  _port=$1; shift
+  env "$mark" "$@" >/dev/null 2>"$tmpdir/err" &
+  _pid=$!
+  buffers "$_port"
+  kill -INT $_pid
+  wait_for $_pid 30
+  [ "$waited" -eq 130 ] || fail "$*: exit status $waited after SIGINT"
+  cat "$tmpdir/err"
+}
+
+# The default on TCP: the kernel's.
+run "$port" nbd-evsum -v "$tsrc"
+while read -r rb tb; do
+  [ "$rb" -ne $((2 * mib)) ] && [ "$tb" -ne $((2 * mib)) ] ||
+    fail "nbd-evsum: a TCP socket with the Unix default set: rb $rb tb $tb"
+done <"$tmpdir/buffers"
+grep -q "^nbd-evsum: .*$tsrc: TCP: socket buffers left to the kernel's autotuning (--socket-buffer sets them)$" "$tmpdir/err" ||
+  fail "nbd-evsum: no -v line for the kernel's buffers"
+! grep -q "asked for" "$tmpdir/err" || fail "nbd-evsum: set buffers on TCP"
+
+# Asked for: set on TCP too.
+run "$port" nbd-evsum -v --socket-buffer=1536k "$tsrc"
+while read -r rb tb; do
+  [ "$rb" -eq $((3 * mib)) ] && [ "$tb" -eq $((3 * mib)) ] ||
+    fail "nbd-evsum --socket-buffer=1536k: rb $rb tb $tb, expected $((3 * mib))"
+done <"$tmpdir/buffers"
+grep -q "asked for 1572864 byte socket buffers" "$tmpdir/err" ||
+  fail "nbd-evsum --socket-buffer=1536k: no -v line"
+
+# A copy from a Unix socket to TCP: the default on the first only.
+run "$dport" nbd-evcopy -v "$usrc" "$tdst"
+while read -r rb tb; do
+  [ "$rb" -ne $((2 * mib)) ] && [ "$tb" -ne $((2 * mib)) ] ||
+    fail "nbd-evcopy: a TCP socket with the Unix default set: rb $rb tb $tb"
+done <"$tmpdir/buffers"
+grep -q "^nbd-evcopy: .*source: asked for 1048576 byte socket buffers" "$tmpdir/err" ||
+  fail "nbd-evcopy: the Unix socket did not get the default"
+grep -q "^nbd-evcopy: .*destination: TCP: socket buffers left to the kernel's autotuning" "$tmpdir/err" ||
+  fail "nbd-evcopy: no -v line for the destination's kernel buffers"
+run "$dport" nbd-evcopy -v --socket-buffer=1536k "$usrc" "$tdst"
+while read -r rb tb; do
+  [ "$rb" -eq $((3 * mib)) ] && [ "$tb" -eq $((3 * mib)) ] ||
+    fail "nbd-evcopy --socket-buffer=1536k: rb $rb tb $tb"
+done <"$tmpdir/buffers"
