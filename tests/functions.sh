@@ -540,8 +540,11 @@ served_at_once ()
 #   requests        the most reads, writes, zeroes and trims in flight
 #                   at once, over every connection of every log;
 #   per-connection  the most of them in flight on one connection;
-#   bytes           the most bytes of them in flight at once;
-#   largest         the largest of them, in bytes.
+#   bytes           the most bytes of reads and writes in flight at
+#                   once (a zero or a trim carries none);
+#   largest         the largest read or write, in bytes (a zero or a
+#                   trim is no bigger for a larger request size);
+#   smallest        the smallest read or write, in bytes.
 # A request is in flight from its line to the line of its return.  A
 # server counts only what its threads have taken up, never a request
 # still queued in its socket, so what it saw is at most what the client
@@ -566,7 +569,7 @@ server_saw ()
       }
       $4 == "Connect" { print $1, $2, "C", tag ":" $3, "-", 0 }
       $4 ~ /^(Read|Write|Zero|Trim)$/ && $7 ~ /^count=/ {
-        print $1, $2, "+", tag ":" $3, $5, hex(substr($7, 7))
+        print $1, $2, "+", tag ":" $3, $5, hex(substr($7, 7)), $4
       }
       $4 ~ /^\.\.\.(Read|Write|Zero|Trim)$/ {
         print $1, $2, "-", tag ":" $3, $5, 0
@@ -576,12 +579,15 @@ server_saw ()
     awk -v what="$_what" '
       $3 == "C" { conns++ }
       $3 == "+" {
-        size[$4 " " $5] = $6
-        n++; bytes += $6; on[$4]++
+        size[$4 " " $5] = ($7 == "Zero" || $7 == "Trim") ? 0 : $6
+        n++; bytes += size[$4 " " $5]; on[$4]++
         if (n > most) most = n
         if (bytes > most_bytes) most_bytes = bytes
         if (on[$4] > most_on) most_on = on[$4]
-        if ($6 > largest) largest = $6
+        if ($7 != "Zero" && $7 != "Trim") {
+          if ($6 > largest) largest = $6
+          if (smallest == "" || $6 < smallest) smallest = $6
+        }
       }
       $3 == "-" && ($4 " " $5) in size {
         n--; bytes -= size[$4 " " $5]; on[$4]--
@@ -593,6 +599,7 @@ server_saw ()
         else if (what == "per-connection") print most_on + 0
         else if (what == "bytes") print most_bytes + 0
         else if (what == "largest") print largest + 0
+        else if (what == "smallest") print smallest + 0
         else exit 1
       }' || fail "server_saw: no such count: $_what"
 }
