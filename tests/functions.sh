@@ -535,7 +535,10 @@ served_at_once ()
 }
 
 # server_saw WHAT LOGFILE...: what the servers behind nbdkit's log
-# filter saw, their logfiles merged in time order.  WHAT is one of
+# filter saw, their logfiles merged in time order.  WHAT is one of the
+# words below, or several in one argument, whose values are printed on
+# one line in the same order (read -r a b <<<"$(server_saw 'a b' ...)"),
+# so that the logs are read once:
 #   connections     how many connections were made;
 #   requests        the most reads, writes, zeroes and trims in flight
 #                   at once, over every connection of every log;
@@ -594,14 +597,19 @@ server_saw ()
         delete size[$4 " " $5]
       }
       END {
-        if (what == "connections") print conns + 0
-        else if (what == "requests") print most + 0
-        else if (what == "per-connection") print most_on + 0
-        else if (what == "bytes") print most_bytes + 0
-        else if (what == "largest") print largest + 0
-        else if (what == "smallest") print smallest + 0
-        else exit 1
-      }' || fail "server_saw: no such count: $_what"
+        v["connections"] = conns + 0
+        v["requests"] = most + 0
+        v["per-connection"] = most_on + 0
+        v["bytes"] = most_bytes + 0
+        v["largest"] = largest + 0
+        v["smallest"] = smallest + 0
+        n = split(what, w, " ")
+        for (i = 1; i <= n; i++) {
+          if (!(w[i] in v)) exit 1
+          line = line (i > 1 ? " " : "") v[w[i]]
+        }
+        print line
+      }' || fail "server_saw: no such count in: $_what"
 }
 
 # log_count LOGFILE COMMAND: how many COMMAND requests (Read, Write,
