@@ -29,9 +29,7 @@ in_flight_bounds ()
 {
   local what=$1 conns most largest
   shift
-  conns=$(server_saw connections "$@")
-  most=$(server_saw requests "$@")
-  largest=$(server_saw largest "$@")
+  read -r conns most largest <<<"$(server_saw 'connections requests largest' "$@")"
   [ "$most" -le $((16 * conns)) ] ||
     fail "$what: $most requests in flight on $conns connections"
   [ "$largest" -le 1048576 ] || fail "$what: requests of $largest bytes"
@@ -86,9 +84,9 @@ nbd-evcopy -v --requests=8 --request-size=64k "$fsrc" "$dst" 2>"$tmpdir/v" ||
 grep -q 'with 8 requests of 65536 bytes (fixed)' "$tmpdir/v" ||
   fail "no -v line for the fixed depth"
 ! grep -q ' depth: ' "$tmpdir/v" || fail "explicit options changed: $(grep depth: "$tmpdir/v")"
-most=$(server_saw requests "$tmpdir/src.log" "$tmpdir/dst.log")
+read -r most largest \
+  <<<"$(server_saw 'requests largest' "$tmpdir/src.log" "$tmpdir/dst.log")"
 [ "$most" -le 8 ] || fail "--requests=8: $most requests in flight"
-largest=$(server_saw largest "$tmpdir/src.log" "$tmpdir/dst.log")
 [ "$largest" -le 65536 ] || fail "--request-size=64k: requests of $largest bytes"
 read_back "$dst" "$tmpdir/fdst.img"
 cmp "$tmpdir/fsrc.img" "$tmpdir/fdst.img" || fail "the copy with explicit options differs"
@@ -122,8 +120,8 @@ start_nbdkit dst -t 64 --filter=log memory $size logfile="$tmpdir/dst.log"
 nbd-evcopy --requests=8 "$src" "$dst" || fail "copy with --requests failed"
 most=$(server_saw requests "$tmpdir/src.log" "$tmpdir/dst.log")
 [ "$most" -le 8 ] || fail "--requests=8 was not kept: $most requests in flight"
-[ "$(server_saw largest "$tmpdir/src.log")" -eq 1048576 ] ||
-  fail "--requests=8: no read of 1 MiB, the size it starts at"
-smallest=$(server_saw smallest "$tmpdir/src.log")
+read -r largest smallest <<<"$(server_saw 'largest smallest' "$tmpdir/src.log")"
+[ "$largest" -eq 1048576 ] ||
+  fail "--requests=8: the largest read $largest bytes, not the 1 MiB it starts at"
 [ "$smallest" -lt 1048576 ] ||
   fail "--requests=8: the request size did not adapt: reads of $smallest bytes at least"
