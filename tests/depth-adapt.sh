@@ -7,12 +7,13 @@
 #    once (16 per connection to each), -v says each change, and the
 #    copy is exact;
 #  - against servers that answer at once they stay within the bound
-#    (ADAPT_MEMORY, 256 MiB of buffers) and do not run away, the
-#    request size comes down from the 1 MiB it starts at, and the
+#    (ADAPT_MEMORY, 256 MiB of buffers) and do not run away, and the
 #    memory touched stays far below the buffers allocated
 #    (tools/lib/buffers.h);
 #  - --requests and --request-size, given, fix the values: no change;
-#    with --requests alone the request size still adapts.
+#    with --requests alone the request size still adapts: against
+#    servers that answer at once it comes down from the 1 MiB it
+#    starts at.
 # What was in flight, and how large the requests were, is what nbdkit's
 # log filter saw on the servers (server_saw), not what -v says.  The
 # servers run 64 threads per connection (-t), so that they would take
