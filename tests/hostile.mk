@@ -21,6 +21,14 @@
 #   make check-resume ROUNDS=100          rounds 1 to 100
 #   make check-resume ROUND=K             replay one round, verbosely
 #
+# The fixed seeds and rounds stand each for an outcome class (a refusal,
+# a kill, a timeout...: tests/hostile.py's COVER_SEEDS and COVER_ROUNDS)
+# and assert that they still end in it.  When the draws change, write
+# them again, the first seed and round of each class:
+#
+#   make hostile-cover                    tests/hostile-seeds.txt and
+#                                         tests/resume-rounds.txt
+#
 # A failure prints its seed and the command that replays it.
 # tests/hostile-oracle.sh shows the oracles refusing wrong results:
 # stand-ins for nbd-evcopy that are wrong on purpose (--programs=DIR).
@@ -33,6 +41,8 @@ TESTS_SH += \
 	$(NULL)
 EXTRA_DIST += \
 	tests/hostile.py \
+	tests/hostile-seeds.txt \
+	tests/resume-rounds.txt \
 	$(NULL)
 
 SEEDS = 100
@@ -51,4 +61,10 @@ check-resume: $(bin_PROGRAMS) $(noinst_PROGRAMS)
 	  $(if $(ROUND),--round=$(ROUND) -v,--rounds=$(ROUNDS) --first=$(FIRST)) \
 	  --jobs=$(JOBS)
 
-.PHONY: check-hostile check-resume
+hostile-cover: $(bin_PROGRAMS) $(noinst_PROGRAMS)
+	$(TESTS_ENVIRONMENT) python3 $(srcdir)/tests/hostile.py \
+	  --cover=$(srcdir)/tests/hostile-seeds.txt --jobs=2
+	$(TESTS_ENVIRONMENT) python3 $(srcdir)/tests/hostile.py \
+	  --cover-rounds=$(srcdir)/tests/resume-rounds.txt --jobs=2
+
+.PHONY: check-hostile check-resume hostile-cover

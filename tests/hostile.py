@@ -1863,6 +1863,73 @@ def one_round(k, verbose=False, keep=False):
         run.close(ok)
 
 
+# The outcome classes the fixed seeds of tests/hostile.sh and the fixed
+# rounds of tests/resume-rounds.sh stand for, each a regular expression
+# on "PROGRAM: OUTCOME" (a round's outcome has no program).  --cover
+# finds the first seed or round of each, as the draws make them now.
+COVER_SEEDS = [
+    r"nbd-evcopy: exit 0",
+    r"nbd-evsum: exit 0",
+    r"nbd-evcopy: exit 0, as required: every fault needless",
+    r"nbd-evcopy: failed as allowed \(injected\), then resumed",
+    r"nbd-evcopy: failed as allowed \(refused\)",
+    r"nbd-evcopy: failed as allowed \(killed\)",
+    r"nbd-evcopy: failed as allowed \(timeout\), the server started "
+    r"again, then resumed",
+    r"checksum-libev: failed as allowed \(injected\)",
+    r"nbd-evcopy: bad server \(.*\): refused",
+    r"nbd-evsum: bad server \(.*\): exact",
+]
+COVER_ROUNDS = [
+    r"nbd: SIGINT, then --resume",
+    r"file: SIGTERM, then --resume",
+    r"pipe: SIGINT, the pipe holds the source below the offset",
+    r"new-file: SIGKILL, then the same command again",
+]
+# A note on an outcome that a race decides, left out of what is covered.
+RACY_NOTE = " (the source's nbdkit started again)"
+
+
+def cover(path, rounds, jobs):
+    """Write to PATH, for each class of COVER_ROUNDS or COVER_SEEDS, the
+    first round or seed whose outcome is in it, as "ok K: OUTCOME"
+    lines after a comment; fail on a failed seed, or a class not met
+    within 2,000."""
+    classes = COVER_ROUNDS if rounds else COVER_SEEDS
+    fn = one_round if rounds else one_seed
+    found = {}
+    batch = 20 * max(1, jobs)
+    first = 1
+    with concurrent.futures.ThreadPoolExecutor(max(1, min(jobs, 2))) as ex:
+        while len(found) < len(classes) and first <= 2000:
+            ks = range(first, first + batch)
+            for k, (reason, outcome) in zip(ks, ex.map(
+                    lambda k: fn(k, False, False), ks)):
+                if reason is not None:
+                    sys.exit("%s %d failed: %s" % ("round" if rounds
+                                                   else "seed", k, reason))
+                outcome = outcome.replace(RACY_NOTE, "")
+                for c in classes:
+                    if c not in found and re.fullmatch(c, outcome):
+                        found[c] = "ok %d: %s" % (k, outcome)
+            first += batch
+    missing = [c for c in classes if c not in found]
+    if missing:
+        sys.exit("no %s within 2000 for: %s" % ("round" if rounds else "seed",
+                                                 ", ".join(missing)))
+    lines = sorted(found.values(), key=lambda l: int(l.split()[1][:-1]))
+    with open(path, "w") as f:
+        f.write("# The %s that tests/%s runs, one for each outcome class in\n"
+                "# tests/hostile.py's %s, with the outcome it must keep.\n"
+                "# Written by make hostile-cover, again when the draws change.\n"
+                % (
+                    "rounds" if rounds else "seeds",
+                    "resume-rounds.sh" if rounds else "hostile.sh",
+                    "COVER_ROUNDS" if rounds else "COVER_SEEDS"))
+        f.write("".join(l + "\n" for l in lines))
+    print("".join(l + "\n" for l in lines), end="")
+
+
 def main():
     ap = argparse.ArgumentParser(description="Hostile-server campaign.")
     ap.add_argument("--seeds", type=int, help="run N seeds")
@@ -1876,10 +1943,18 @@ def main():
                     help="keep the temporary directory of a seed")
     ap.add_argument("--programs", metavar="DIR",
                     help="run DIR's programs in place of the suite's")
+    ap.add_argument("--cover", metavar="FILE",
+                    help="write the first seed of each outcome class to FILE")
+    ap.add_argument("--cover-rounds", metavar="FILE",
+                    help="write the first round of each outcome class to FILE")
     args = ap.parse_args()
     if args.programs:
         STAND_INS.append(os.path.abspath(args.programs))
     rounds = args.rounds is not None or args.round is not None
+    if args.cover or args.cover_rounds:
+        cover(args.cover or args.cover_rounds, bool(args.cover_rounds),
+              args.jobs)
+        return
     what, make_target, fn = ("round", "check-resume ROUND", one_round) \
         if rounds else ("seed", "check-hostile SEED", one_seed)
     if args.seed is not None or args.round is not None:
