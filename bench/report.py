@@ -452,6 +452,55 @@ def limits(r, cores):
                    for w, l in zip(r["wall"], limit)]
 
 
+# The two-core goals of the tools (nbd-evcopy, nbd-evsum) where client
+# and servers share the CPUs: wall time within LIMIT_GOAL of the limit
+# the CPUs allow, and client CPU at most every peer's in the comparison
+# (the same image, so per GiB as well).  The lessons and the other
+# projects' programs are measured, not held to them.
+LIMIT_GOAL = 1.1
+OURS_RE = re.compile(r"nbd-ev(copy|sum)\b")
+LESSON_RE = re.compile(r"(copy|zero-extent-copy|checksum)-libev\b")
+
+
+def pace(r):
+    """Whose CPU sets the pace of a command's runs: the side that used
+    more, in medians."""
+    return ("the client's" if statistics.median(r["cpu"]) >=
+            statistics.median(r["server"]) else "the servers'")
+
+
+def two_core_goals(meta, rows, cores, every):
+    """The goals judged for each of the tools' commands of a comparison
+    with the servers' CPU: rows for the claims tables."""
+    goals = []
+    peers = [label for label, _, _ in rows
+             if not OURS_RE.match(label) and not LESSON_RE.match(label)]
+    for label, _, r in rows:
+        if not OURS_RE.match(label):
+            continue
+        _, ratio = limits(r, cores)
+        point = statistics.median(ratio)
+        lo, hi = bootstrap(statistics.median, [ratio], random.Random(1))
+        verdict = ("borne out" if hi < LIMIT_GOAL else
+                   "not borne out" if lo >= LIMIT_GOAL else
+                   "undecided: the interval holds the bound")
+        if verdict != "borne out":
+            verdict += "; %s CPU sets the pace" % pace(r)
+        goals.append({
+            "id": meta["id"],
+            "claim": "`%s` / its %d-core limit below %g"
+                     % (cell(label), cores, LIMIT_GOAL),
+            "metric": METRIC_NAME["wall"],
+            "measured": "%.3f [%.3f, %.3f]" % (point, lo, hi),
+            "resolution": "±%.1f%%" % ((hi - lo) / 2 / point * 100
+                                       if point > 0 else float("inf")),
+            "claimed": "a goal", "resolves": "n/a", "verdict": verdict})
+        for peer in peers:
+            goals.append(judge(meta, ("cpu", label, "no-more", "1", peer),
+                               every[meta["id"]], every))
+    return goals
+
+
 def limit_table(meta, rows, cores, out):
     """The CPU time of the client and of the servers, and the wall time
     beside the least that they allow on this machine's cores."""
@@ -467,10 +516,11 @@ def limit_table(meta, rows, cores, out):
                   if size else ""))
     out.append("")
     out.append("| command | client CPU (s) | servers' CPU (s) |%s limit (s) "
-               "| wall (s) | wall / limit |"
+               "| wall (s) | wall / limit | pace set by |"
                % (" client CPU per GiB (s) | servers' CPU per GiB (s) |"
                   if size else ""))
-    out.append("|---|---:|---:|%s---:|---:|---:|" % ("---:|---:|" if size else ""))
+    out.append("|---|---:|---:|%s---:|---:|---:|---|"
+               % ("---:|---:|" if size else ""))
     for label, _, r in rows:
         limit, ratio = limits(r, cores)
         per_gib = ""
@@ -478,9 +528,9 @@ def limit_table(meta, rows, cores, out):
             gib = size / (1 << 30)
             per_gib = " %.3f | %.3f |" % (median(r["cpu"]) / gib,
                                           median(r["server"]) / gib)
-        out.append("| `%s` | %.3f | %.3f |%s %.3f | %.3f | %.2f |" % (
+        out.append("| `%s` | %.3f | %.3f |%s %.3f | %.3f | %.2f | %s CPU |" % (
             cell(label), median(r["cpu"]), median(r["server"]), per_gib,
-            median(limit), median(r["wall"]), median(ratio)))
+            median(limit), median(r["wall"]), median(ratio), pace(r)))
     out.append("")
 
 
@@ -556,6 +606,14 @@ def comparison(meta, chart_svg, out, judged, every, delays, cores):
 
     if all(r["server"] for _, _, r in rows):
         limit_table(meta, rows, cores, out)
+        goals = two_core_goals(meta, rows, cores, every)
+        if goals:
+            judged += goals
+            out.append("The two-core goals (wall time within %g of the "
+                       "limit; client CPU, and so per GiB, at most each "
+                       "other program's):" % LIMIT_GOAL)
+            out.append("")
+            judgement_table(goals, out, False)
 
     if meta["expects"]:
         mine = [judge(meta, e, results, every) for e in meta["expects"]]

@@ -3,9 +3,9 @@
 # runs written by hand, so that every verdict is known beforehand (a
 # real run's numbers cannot be), in both metrics, for a ratio, a
 # difference and a single median, against the best of a sweep and
-# against another comparison's command; it draws the delay chart; and it
-# refuses a claim that names no command, and CPU times that do not match
-# hyperfine's runs.
+# against another comparison's command, and the tools' two-core goals;
+# it draws the delay chart; and it refuses a claim that names no
+# command, and CPU times that do not match hyperfine's runs.
 source "$abs_top_srcdir/tests/functions.sh"
 requires python3
 
@@ -160,12 +160,45 @@ for r in 1 2; do
   echo 10 >"$w/s.r$r.servers.1"
 done
 
+# The tools' two-core goals: nbd-evcopy takes 1 s a round with 0.2 s
+# of client CPU and 1.8 s of the servers' (the limit on 2 cores, 1 s:
+# within 1.1 of it), half of nbdcopy's client CPU; nbd-evsum takes 2 s
+# with 0.5 s of its own and 0.3 s of the servers' (5 times its limit,
+# its own CPU setting the pace), more client CPU than nbdcopy's.  The
+# lesson is no peer.
+cat >"$w/g.meta" <<'EOF2'
+id	g
+title	Synthetic, two cores
+claim	the goals
+baseline	nbdcopy
+fresh	no
+warmup	0
+rounds	3
+image	1G
+command	nbd-evcopy	nbd-evcopy
+command	nbd-evsum	nbd-evsum
+command	nbdcopy	nbdcopy
+command	copy-libev	copy-libev
+EOF2
+for r in 1 2 3; do
+  json "$w/g.r$r.json" "nbd-evcopy:1.0" "nbd-evsum:2.0" "nbdcopy:2.0" "copy-libev:1.0"
+  for i in 0 1 2 3; do
+    case $i in
+      0) times "$w/g.r$r.times.$i" 0.150 0.050; echo 180 >"$w/g.r$r.servers.$i" ;;
+      1) times "$w/g.r$r.times.$i" 0.400 0.100; echo 30 >"$w/g.r$r.servers.$i" ;;
+      *) times "$w/g.r$r.times.$i" 0.300 0.100; echo 180 >"$w/g.r$r.servers.$i" ;;
+    esac
+    sed -i 1d "$w/g.r$r.times.$i"
+  done
+done
+
 report ()
 {
   python3 "$abs_top_srcdir/bench/report.py" --info "$w/run.info" \
     --output "$tmpdir/report.md" --chart "$tmpdir/chart.svg" \
     --delay-chart "$tmpdir/delay.svg" \
-    "$w/t.meta" "$w/u.meta" "$w/v.meta" "$w/s.meta" --data "$tmpdir/runs.json"
+    "$w/t.meta" "$w/u.meta" "$w/v.meta" "$w/s.meta" "$w/g.meta" \
+    --data "$tmpdir/runs.json"
 }
 report || fail "report.py failed"
 cat "$tmpdir/report.md"
@@ -244,8 +277,8 @@ grep -Fq '| `x --request-size=256k` | 0.150 | 0.500 | 0.150 | 0.500 | 0.325 | 1.
   "$tmpdir/report.md" || fail "wrong CPU and limit row for 256k"
 grep -Fq '| `x --request-size=1M` | 0.150 | 0.100 | 0.150 | 0.100 | 0.125 | 0.500 | 4.00 |' \
   "$tmpdir/report.md" || fail "wrong CPU and limit row for 1M"
-[ "$(grep -c '^CPU time and the 2-core limit' "$tmpdir/report.md")" = 1 ] ||
-  fail "a limit table for a comparison without the servers' times"
+[ "$(grep -c '^CPU time and the 2-core limit' "$tmpdir/report.md")" = 2 ] ||
+  fail "a limit table for a comparison without the servers' times (s and g have them)"
 # The runs beside the report: every run's times, the servers' in
 # seconds, None where they were not recorded.
 python3 - "$tmpdir/runs.json" <<'PY' || fail "wrong runs in the JSON"
@@ -277,6 +310,21 @@ grep -Fq '| t | `B` / `A` below 0.6 | client CPU time | 0.500 [' "$tmpdir/report
   fail "wrong CPU ratio"
 grep -Fq '| `B` | 2.000 ± 0.028 | 0.100 ± 0.001 | 0.025 | 6 | 2.00 | 0.50 |' \
   "$tmpdir/report.md" || fail "wrong table row for B"
+
+# The two-core goals, in the top table: nbd-evcopy's within its limit,
+# nbd-evsum's not, its own CPU setting the pace; client CPU against
+# nbdcopy's, not the lesson's.
+verdict g wall '`nbd-evcopy` / its 2-core limit below 1.1' "borne out"
+verdict g wall '`nbd-evsum` / its 2-core limit below 1.1' \
+  "not borne out; the client's CPU sets the pace"
+verdict g cpu '`nbd-evcopy` / `nbdcopy` no-more 1' "borne out"
+verdict g cpu '`nbd-evsum` / `nbdcopy` no-more 1' "not borne out"
+! grep -F '| g | `nbd-evcopy` / `copy-libev`' "$tmpdir/report.md" ||
+  fail "a lesson is judged as a peer"
+grep -Fq '| g | `nbd-evsum` / its 2-core limit below 1.1 | wall time | 5.000 [5.000, 5.000] |' \
+  "$tmpdir/report.md" || fail "wrong ratio to the limit for nbd-evsum"
+grep -Fq "| \`nbdcopy\` | 0.400 | 1.800 | 0.400 | 1.800 | 1.100 | 2.000 | 1.82 | the servers' CPU |" \
+  "$tmpdir/report.md" || fail "wrong limit row for nbdcopy"
 
 # A claim about a command that was not run, and CPU times with a run
 # missing: each stops the report with a message naming it.
