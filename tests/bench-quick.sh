@@ -254,9 +254,18 @@ diff -u "$tmpdir/expected" "$tmpdir/rows" ||
 awk '
   /^## The claims in numbers/ { on = 1; next }
   /^## / { on = 0 }
-  on && /^\| [0-9]/ { split($0, c, " \\| "); sub(/^\| /, "", c[1]); sub(/ \|$/, "", c[8]); print c[1], c[2], "|", c[8] }
+  on && /^\| [0-9]/ { split($0, c, " \\| "); sub(/^\| /, "", c[1]); sub(/ \|$/, "", c[8]); print c[1], c[2], "|", c[6], "|", c[8] }
 ' "$report" >"$tmpdir/claims"
-sed 's/ | .*//' "$tmpdir/claims" >"$tmpdir/claim-rows"
+# The tools' two-core goals, listed with the claims, are checked apart:
+# 12a's nbd-evsum has both, when 12a ran.
+grep -v ' | the 2-core goal | ' "$tmpdir/claims" | sed 's/ | .*//' \
+  >"$tmpdir/claim-rows"
+if grep -q '^## 12a\. ' "$report"; then
+  for g in '12a `nbd-evsum` / its 2-core limit below 1.1 | the 2-core goal' \
+           '12a `nbd-evsum` / `nbdcopy to null:` no-more 1 | the 2-core goal'; do
+    grep -Fq "$g" "$tmpdir/claims" || fail "no goal row: $g"
+  done
+fi
 cat >"$tmpdir/expected-claims" <<EOF2
 1 \`copy-libev\` / \`copy-libev --init\` below 0.97
 2 \`copy-libev --request-size=32M\` / \`copy-libev --request-size=1M\` above 1.23
