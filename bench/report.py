@@ -591,10 +591,13 @@ def comparison(meta, chart_svg, out, judged, every, delays, cores):
     out.append("")
 
     unit, scale, fmt = pick_unit(base)
-    out.append("| command | wall mean ± σ (%s) | client CPU mean ± σ (%s) "
-               "| of which system (%s) | runs | wall ratio | CPU ratio |"
-               % (unit, unit, unit))
-    out.append("|---|---:|---:|---:|---:|---:|---:|")
+    # The slowest run beside the mean: on this VM a writer of local
+    # files pays, in some runs, for pages the host took back (cp too),
+    # so such comparisons are judged on medians and show the slowest.
+    out.append("| command | wall mean ± σ (%s) | slowest (%s) | client CPU "
+               "mean ± σ (%s) | of which system (%s) | runs | wall ratio "
+               "| CPU ratio |" % (unit, unit, unit, unit))
+    out.append("|---|---:|---:|---:|---:|---:|---:|---:|")
     for label, _, r in rows:
         ratio = "%.2f" % (r["mean"] / base) if base > 0 else "n/a"
         cpu_ratio = ("%.2f" % (r["cpu_mean"] / base_cpu) if base_cpu > 0
@@ -602,8 +605,9 @@ def comparison(meta, chart_svg, out, judged, every, delays, cores):
         if label == base_label:
             ratio += " (baseline)"
             cpu_ratio += " (baseline)"
-        out.append("| `%s` | %s ± %s | %s ± %s | %s | %d | %s | %s |" % (
+        out.append("| `%s` | %s ± %s | %s | %s ± %s | %s | %d | %s | %s |" % (
             cell(label), fmt % (r["mean"] * scale), fmt % (r["stddev"] * scale),
+            fmt % (max(r["wall"]) * scale),
             fmt % (r["cpu_mean"] * scale), fmt % (r["cpu_sd"] * scale),
             fmt % (sum(r["system"]) / len(r["system"]) * scale),
             len(r["wall"]), ratio, cpu_ratio))

@@ -362,7 +362,7 @@ TMPDIR=$tmpdir ${MAKE:-make} -s --no-print-directory -C "$abs_top_builddir" \
 }
 grep -Fqx 'Runs: 3 rounds, each command once a round, after 0 warm-up runs in the first.' \
   "$tmpdir"/rounds/*-quick.md || fail "BENCH_ROUNDS=3 did not run 3 rounds"
-grep -E -q '^\| `[^`]*` \| [^|]* \| [^|]* \| [^|]* \| 3 \|' \
+grep -E -q '^\| `[^`]*` \| [^|]* \| [^|]* \| [^|]* \| [^|]* \| 3 \|' \
   "$tmpdir"/rounds/*-quick.md || fail "no row of 3 runs with BENCH_ROUNDS=3"
 ! TMPDIR=$tmpdir ${MAKE:-make} -s --no-print-directory -C "$abs_top_builddir" \
   bench QUICK=1 BENCH_ONLY=1 BENCH_ROUNDS=1 \
