@@ -111,13 +111,15 @@ tests_fuzz_fuzz_plan_CPPFLAGS = $(TOOLS_INCLUDES)
 tests_fuzz_fuzz_plan_CFLAGS = $(WARNINGS_CFLAGS) $(FUZZ_CFLAGS) $(LIBNBD_CFLAGS)
 endif
 
-# make fuzz: every target for FUZZ_SECONDS each, one after the other
+# make fuzz: every target for FUZZ_SECONDS each, FUZZ_JOBS at a time
 # (FUZZ_TARGETS="extents plan" for some of them), on a scratch copy of
 # its inputs in tests/fuzz/work/.
 FUZZ_SECONDS = 60
+FUZZ_JOBS = 1
 if FUZZING
 fuzz: all
-	$(SHELL) $(srcdir)/tests/fuzz/run.sh $(FUZZ_SECONDS) $(srcdir) $(FUZZ_TARGETS)
+	FUZZ_JOBS=$(FUZZ_JOBS) $(SHELL) $(srcdir)/tests/fuzz/run.sh \
+	  $(FUZZ_SECONDS) $(srcdir) $(FUZZ_TARGETS)
 else
 fuzz:
 	@echo "make fuzz needs a build configured with --enable-fuzzing," \
