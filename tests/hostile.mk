@@ -24,7 +24,7 @@
 # The fixed seeds and rounds stand each for an outcome class (a refusal,
 # a kill, a timeout...: tests/hostile.py's COVER_SEEDS and COVER_ROUNDS)
 # and assert that they still end in it.  When the draws change, write
-# them again, the first seed and round of each class:
+# them again, the quickest seed and round found of each class:
 #
 #   make hostile-cover                    tests/hostile-seeds.txt and
 #                                         tests/resume-rounds.txt

@@ -4,7 +4,7 @@
 # layouts, servers with limits, missing capabilities, late replies,
 # injected errors and deaths, servers that break the protocol, every
 # endpoint; each run judged by its oracles.  The seeds are those of
-# tests/hostile-seeds.txt, the first of each outcome class that
+# tests/hostile-seeds.txt, the quickest of each outcome class that
 # hostile.py's COVER_SEEDS names (a refusal, a kill, a timeout, faults
 # that must not matter...), and each must still end in its class, so
 # that an edit of hostile.py's draws that turns one into a plain copy

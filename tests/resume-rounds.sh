@@ -7,7 +7,7 @@
 # --resume command (the same command again, after SIGKILL) gives an
 # exact copy.  A pipe holds exactly the source's bytes below the
 # offset reported, and is offered no --resume.  The rounds are those of
-# tests/resume-rounds.txt, the first of each outcome class that
+# tests/resume-rounds.txt, the quickest of each outcome class that
 # hostile.py's COVER_ROUNDS names (into NBD after SIGINT, a file after
 # SIGTERM, a pipe after SIGINT, a new file after SIGKILL), each checked
 # to end so; make hostile-cover writes the file again.
