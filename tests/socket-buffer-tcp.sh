@@ -33,13 +33,22 @@ buffers ()
   fail "not two client sockets connected to port $1 within 10 s"
 }
 
-# run PORT CMD...: run CMD in the background until its sockets to PORT
-# are seen, leaving their buffers in $tmpdir/buffers, then stop it.
+# run PORT SIDE CMD...: run CMD in the background until both its
+# connections to PORT have been set up, SIDE's two -v lines about socket
+# buffers printed (the sizes are set after the handshake, so ss could
+# see a socket before), then leave their buffers in $tmpdir/buffers and
+# stop it.
 run ()
 {
-  _port=$1; shift
+  _port=$1 _side=$2; shift 2
   env "$mark" "$@" >/dev/null 2>"$tmpdir/err" &
   _pid=$!
+  for _ in $(seq 1 500); do
+    [ "$(grep -c "$_side.*socket buffers" "$tmpdir/err")" -lt 2 ] || break
+    sleep 0.02
+  done
+  [ "$(grep -c "$_side.*socket buffers" "$tmpdir/err")" -ge 2 ] ||
+    fail "$*: no two -v lines about $_side's socket buffers within 10 s"
   buffers "$_port"
   kill -INT $_pid
   wait_for $_pid 30
@@ -48,7 +57,7 @@ run ()
 }
 
 # The default on TCP: the kernel's.
-run "$port" nbd-evsum -v "$tsrc"
+run "$port" "$tsrc" nbd-evsum -v "$tsrc"
 while read -r rb tb; do
   [ "$rb" -ne $((2 * mib)) ] && [ "$tb" -ne $((2 * mib)) ] ||
     fail "nbd-evsum: a TCP socket with the Unix default set: rb $rb tb $tb"
@@ -58,7 +67,7 @@ grep -q "^nbd-evsum: .*$tsrc: TCP: socket buffers left to the kernel's autotunin
 ! grep -q "asked for" "$tmpdir/err" || fail "nbd-evsum: set buffers on TCP"
 
 # Asked for: set on TCP too.
-run "$port" nbd-evsum -v --socket-buffer=1536k "$tsrc"
+run "$port" "$tsrc" nbd-evsum -v --socket-buffer=1536k "$tsrc"
 while read -r rb tb; do
   [ "$rb" -eq $((3 * mib)) ] && [ "$tb" -eq $((3 * mib)) ] ||
     fail "nbd-evsum --socket-buffer=1536k: rb $rb tb $tb, expected $((3 * mib))"
@@ -67,7 +76,7 @@ grep -q "asked for 1572864 byte socket buffers" "$tmpdir/err" ||
   fail "nbd-evsum --socket-buffer=1536k: no -v line"
 
 # A copy from a Unix socket to TCP: the default on the first only.
-run "$dport" nbd-evcopy -v "$usrc" "$tdst"
+run "$dport" destination nbd-evcopy -v "$usrc" "$tdst"
 while read -r rb tb; do
   [ "$rb" -ne $((2 * mib)) ] && [ "$tb" -ne $((2 * mib)) ] ||
     fail "nbd-evcopy: a TCP socket with the Unix default set: rb $rb tb $tb"
@@ -76,7 +85,7 @@ grep -q "^nbd-evcopy: .*source: asked for 1048576 byte socket buffers" "$tmpdir/
   fail "nbd-evcopy: the Unix socket did not get the default"
 grep -q "^nbd-evcopy: .*destination: TCP: socket buffers left to the kernel's autotuning" "$tmpdir/err" ||
   fail "nbd-evcopy: no -v line for the destination's kernel buffers"
-run "$dport" nbd-evcopy -v --socket-buffer=1536k "$usrc" "$tdst"
+run "$dport" destination nbd-evcopy -v --socket-buffer=1536k "$usrc" "$tdst"
 while read -r rb tb; do
   [ "$rb" -eq $((3 * mib)) ] && [ "$tb" -eq $((3 * mib)) ] ||
     fail "nbd-evcopy --socket-buffer=1536k: rb $rb tb $tb"
