@@ -73,7 +73,7 @@ env "$mark" nbd-evcopy --flush "$small" "$fdst" 2>"$tmpdir/err" &
 pid=$!
 wait_log "$tmpdir/fdst.log" ' Flush id='
 kill -INT $pid
-for _ in $(seq 1 100); do
+for _ in $(seq 1 200); do
   [ ! -s "$tmpdir/err" ] || break
   sleep 0.01
 done
