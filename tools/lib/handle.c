@@ -45,7 +45,7 @@ set_socket_buffers (struct nbd_handle *nbd, const char *name, uint64_t size,
   int v = size > INT32_MAX / 2 ? INT32_MAX / 2 : (int) size;
   int snd = 0, rcv = 0;
   socklen_t len = sizeof snd;
-  struct sockaddr_storage addr;
+  struct sockaddr_storage addr = { .ss_family = AF_UNSPEC };
   socklen_t addr_len = sizeof addr;
 
   if (fd == -1)
