@@ -56,37 +56,35 @@ run ()
   cat "$tmpdir/err"
 }
 
+# buffers_are OP SIZE WHO: every socket of $tmpdir/buffers has rb and
+# tb OP (-eq or -ne) SIZE, the kernel's double of a size set.
+buffers_are ()
+{
+  while read -r _rb _tb; do
+    [ "$_rb" "$1" "$2" ] && [ "$_tb" "$1" "$2" ] ||
+      fail "$3: rb $_rb tb $_tb, wanted $1 $2"
+  done <"$tmpdir/buffers"
+}
+
 # The default on TCP: the kernel's.
 run "$port" "$tsrc" nbd-evsum -v "$tsrc"
-while read -r rb tb; do
-  [ "$rb" -ne $((2 * mib)) ] && [ "$tb" -ne $((2 * mib)) ] ||
-    fail "nbd-evsum: a TCP socket with the Unix default set: rb $rb tb $tb"
-done <"$tmpdir/buffers"
+buffers_are -ne $((2 * mib)) "nbd-evsum"
 grep -q "^nbd-evsum: .*$tsrc: TCP: socket buffers left to the kernel's autotuning (--socket-buffer sets them)$" "$tmpdir/err" ||
   fail "nbd-evsum: no -v line for the kernel's buffers"
 ! grep -q "asked for" "$tmpdir/err" || fail "nbd-evsum: set buffers on TCP"
 
 # Asked for: set on TCP too.
 run "$port" "$tsrc" nbd-evsum -v --socket-buffer=1536k "$tsrc"
-while read -r rb tb; do
-  [ "$rb" -eq $((3 * mib)) ] && [ "$tb" -eq $((3 * mib)) ] ||
-    fail "nbd-evsum --socket-buffer=1536k: rb $rb tb $tb, expected $((3 * mib))"
-done <"$tmpdir/buffers"
+buffers_are -eq $((3 * mib)) "nbd-evsum --socket-buffer=1536k"
 grep -q "asked for 1572864 byte socket buffers" "$tmpdir/err" ||
   fail "nbd-evsum --socket-buffer=1536k: no -v line"
 
 # A copy from a Unix socket to TCP: the default on the first only.
 run "$dport" destination nbd-evcopy -v "$usrc" "$tdst"
-while read -r rb tb; do
-  [ "$rb" -ne $((2 * mib)) ] && [ "$tb" -ne $((2 * mib)) ] ||
-    fail "nbd-evcopy: a TCP socket with the Unix default set: rb $rb tb $tb"
-done <"$tmpdir/buffers"
+buffers_are -ne $((2 * mib)) "nbd-evcopy"
 grep -q "^nbd-evcopy: .*source: asked for 1048576 byte socket buffers" "$tmpdir/err" ||
   fail "nbd-evcopy: the Unix socket did not get the default"
 grep -q "^nbd-evcopy: .*destination: TCP: socket buffers left to the kernel's autotuning" "$tmpdir/err" ||
   fail "nbd-evcopy: no -v line for the destination's kernel buffers"
 run "$dport" destination nbd-evcopy -v --socket-buffer=1536k "$usrc" "$tdst"
-while read -r rb tb; do
-  [ "$rb" -eq $((3 * mib)) ] && [ "$tb" -eq $((3 * mib)) ] ||
-    fail "nbd-evcopy --socket-buffer=1536k: rb $rb tb $tb"
-done <"$tmpdir/buffers"
+buffers_are -eq $((3 * mib)) "nbd-evcopy --socket-buffer=1536k"
