@@ -6,6 +6,7 @@
 #    nbd-evcopy opens more connections than the two it starts with
 #    once the depth is held at what they serve, -v says so, the depth
 #    grows past it, and the copy is exact;
+#  - a long pass from far servers goes on to 8;
 #  - with -C 2 the count stays where it was asked, and so do the
 #    requests in flight, within what two connections serve;
 #  - against servers that answer at once it stays at two.
@@ -46,6 +47,22 @@ read_back "$dst" "$tmpdir/dst.img"
 cmp "$tmpdir/src.img" "$tmpdir/dst.img" || fail "the copy differs"
 rm -f "$tmpdir/src.img" "$tmpdir/dst.img"
 stop_server src dst
+
+# A long pass from the same kind of far server: the doubling to 4
+# brings twice the rate, and the read has more than 2 s left at it, so
+# the count doubles once more, to 8 (LONG_CONNECTIONS).  The copy above,
+# with less left, stays at 4.  null: keeps the pass to the source's
+# reads.
+rm "$tmpdir/src.log"
+start_nbdkit src -r --filter=log --filter=delay pattern 3G delay-read=100ms \
+  logfile="$tmpdir/src.log"
+nbd-evcopy -v "$src" null: 2>"$tmpdir/v" ||
+  fail "long copy failed: $(grep -v slot "$tmpdir/v")"
+grep -q "connections: opening up to 8 per server" "$tmpdir/v" ||
+  fail "a long pass stayed at 4: $(grep 'connections' "$tmpdir/v")"
+[ "$(server_saw connections "$tmpdir/src.log")" -eq 8 ] ||
+  fail "long pass: $(server_saw connections "$tmpdir/src.log") connections, not 8"
+stop_server src
 
 # -C fixes the count: the depth stays within what two connections to
 # each server serve.  The server runs 64 threads (-t), so that it would

@@ -89,15 +89,17 @@ jitter (void)
 
 /* Against a server of per_conn lanes per connection (s->lanes is
  * then per_conn), starting with connections and opening more as
- * spread.h says, up to most, each open after a round trip: the tools'
- * cap on requests is what the open connections serve, within
+ * spread.h says, judged up to judged and not past most, each open after
+ * a round trip, with left bytes of the pass yet to start all along: the
+ * tools' cap on requests is what the open connections serve, within
  * max_requests.  per_conn 0: a fixed number of lanes and requests, no
  * connections.
  */
 static struct outcome
 simulate_spread (const struct server *s, unsigned requests, uint64_t size,
                  unsigned max_requests, uint64_t max_size, double seconds,
-                 unsigned per_conn, unsigned connections, unsigned most)
+                 unsigned per_conn, unsigned connections, unsigned judged,
+                 unsigned most, uint64_t left)
 {
   struct slot q[MAX_SLOTS];     /* in flight */
   double lane_free[MAX_LANES] = { 0 };
@@ -110,7 +112,7 @@ simulate_spread (const struct server *s, unsigned requests, uint64_t size,
 
   if (per_conn > 0) {
     lanes = per_conn * connections;
-    spread_init (&sp, connections, most);
+    spread_init (&sp, connections, judged, most);
   }
   /* As the tools do: the size starts at its most. */
   depth_init (&d, requests, size,
@@ -169,7 +171,7 @@ simulate_spread (const struct server *s, unsigned requests, uint64_t size,
     /* The connections asked for open a round trip later; then their
      * lanes serve, and the cap is what they serve.
      */
-    if (per_conn > 0 && spread_update (&sp, &d, now))
+    if (per_conn > 0 && spread_update (&sp, &d, now, left))
       opening_at = now + s->rtprop_ns;
     if (opening_at > 0 && now >= opening_at) {
       opening_at = 0;
@@ -231,8 +233,8 @@ doubles_after_drain (double rtt_at_cap_ns, double *rate_before)
   d.btlbw = 64 * MIB / 0.1 * 2 / 3;
   d.drain_from = 64 * MIB;
   d.drain_from_rtt_ns = rtt_at_cap_ns;
-  spread_init (&sp, 2, 4);
-  more = spread_update (&sp, &d, 1e9);
+  spread_init (&sp, 2, 4, 4);
+  more = spread_update (&sp, &d, 1e9, 0);
   *rate_before = sp.rate_before;
   printf ("drain ended at the cap, %.0f ms there: %s\n", rtt_at_cap_ns / 1e6,
           more ? "more connections" : "as many");
@@ -285,7 +287,7 @@ simulate (const struct server *s, unsigned requests, uint64_t size,
           unsigned max_requests, uint64_t max_size, double seconds)
 {
   return simulate_spread (s, requests, size, max_requests, max_size,
-                          seconds, 0, 0, 0);
+                          seconds, 0, 0, 0, 0, 0);
 }
 
 /* A network path of 1 GB/s: more in flight than it holds only queues.
@@ -487,7 +489,7 @@ main (void)
    * request being served, so the connections double while each
    * doubling brings more rate, to the most, and the depth follows.
    */
-  o = simulate_spread (&held, 16, 256 * 1024, 256, MIB, 5, 16, 2, 8);
+  o = simulate_spread (&held, 16, 256 * 1024, 256, MIB, 5, 16, 2, 8, 8, 0);
   CHECK (o.connections == 8);
   CHECK (o.requests == 128 && o.request_size == MIB);
   /* The drain ends finding no queue at the cap: the count doubles then,
@@ -500,18 +502,32 @@ main (void)
   CHECK (!doubles_after_drain (130e6, &rate));
   /* And the wider depth is kept while its rate shows. */
   CHECK (requests_after_widening () == 128);
+  /* Judged doublings up to 4, as the tools have them: the last, to 8,
+   * only where the one before brought 1.5 times the rate and the pass
+   * has long enough left at that rate.
+   */
+  o = simulate_spread (&held, 16, 256 * 1024, 256, MIB, 5, 16, 2, 4, 8,
+                       (uint64_t) 4 << 30);
+  CHECK (o.connections == 8);
+  CHECK (o.requests == 128 && o.request_size == MIB);
+  o = simulate_spread (&held, 16, 256 * 1024, 256, MIB, 5, 16, 2, 4, 8,
+                       256 * MIB);
+  CHECK (o.connections == 4);
+  o = simulate_spread (&held_pipe, 16, 256 * 1024, 256, MIB, 5, 16, 2, 4, 8,
+                       (uint64_t) 4 << 30);
+  CHECK (o.connections == 4);
   /* With -C or without multi-conn the most is the count: it stays. */
-  o = simulate_spread (&held, 16, 256 * 1024, 256, MIB, 5, 16, 2, 2);
+  o = simulate_spread (&held, 16, 256 * 1024, 256, MIB, 5, 16, 2, 2, 2, 0);
   CHECK (o.connections == 2 && o.requests == 32);
   /* The same servers answering at once: the depth stays far below
    * what two connections serve, and so does the count.
    */
-  o = simulate_spread (&held_near, 16, 256 * 1024, 256, MIB, 5, 16, 2, 8);
+  o = simulate_spread (&held_near, 16, 256 * 1024, 256, MIB, 5, 16, 2, 8, 8, 0);
   CHECK (o.connections == 2);
   /* Behind a path of 1 GB/s, a doubling that only queues more in the
    * path is the last.
    */
-  o = simulate_spread (&held_pipe, 16, 256 * 1024, 256, MIB, 5, 16, 2, 8);
+  o = simulate_spread (&held_pipe, 16, 256 * 1024, 256, MIB, 5, 16, 2, 8, 8, 0);
   CHECK (o.connections == 4);
 
   /* A depth given as its own maximum does not change. */

@@ -84,18 +84,19 @@
 #define MAX_REQUEST_SIZE (32 * 1024 * 1024)
 
 /* Connections per server when it advertises multi-conn and the user did
- * not say: DEFAULT_CONNECTIONS to start with, and up to
- * ADAPT_CONNECTIONS while each doubling brings more rate (spread.h).
- * Against servers on this machine's two CPUs one and two connections
- * are level, and more are slower; against servers that serve a few
- * requests per connection at once, each slowly, only more help, and
- * four serve as much as those servers' CPUs do.  A trial of eight
- * there costs more than it finds: a quarter of a second, and as much
- * CPU again, for buffers the VM gives slowly (docs/techniques.md,
- * section 10).  MAX_CONNECTIONS is the most -C takes.
+ * not say: DEFAULT_CONNECTIONS to start with, up to ADAPT_CONNECTIONS
+ * while each doubling brings more rate, and LONG_CONNECTIONS for a
+ * long pass from far servers (spread.h).  Servers that share the
+ * client's CPUs gain nothing past two; servers that serve a few
+ * requests per connection at once, each slowly, gain from more, and
+ * the last doubling pays only over a long pass: its buffers and the
+ * servers' threads cost before they bring anything (docs/techniques.md,
+ * "Several connections per server").  MAX_CONNECTIONS is the most -C
+ * takes.
  */
 #define DEFAULT_CONNECTIONS 2
 #define ADAPT_CONNECTIONS 4
+#define LONG_CONNECTIONS 8
 #define MAX_CONNECTIONS 16
 
 /* The default for --timeout, in seconds.  Long enough for storage that

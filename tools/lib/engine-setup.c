@@ -116,7 +116,7 @@ static void
 spread_setup (struct engine *e, bool served_bound)
 {
   const struct endpoint *ep;
-  unsigned i, open = 0, most = ADAPT_CONNECTIONS;
+  unsigned i, open = 0, most = LONG_CONNECTIONS;
 
   for (i = 0; i < e->nr_endpoints; i++) {
     ep = e->endpoints[i];
@@ -125,7 +125,9 @@ spread_setup (struct engine *e, bool served_bound)
       most = MIN (most, ep->most_connections);
     }
   }
-  spread_init (&e->spread, open, served_bound ? most : open);
+  if (!served_bound)
+    most = open;
+  spread_init (&e->spread, open, MIN (most, ADAPT_CONNECTIONS), most);
 }
 
 void
@@ -175,7 +177,7 @@ engine_set_depth (struct engine *e, unsigned requests, uint64_t request_size,
 }
 
 void
-engine_widen (struct engine *e, uint64_t now)
+engine_widen (struct engine *e, uint64_t now, uint64_t left)
 {
   unsigned i, served = served_at_once (e);
 
@@ -185,7 +187,7 @@ engine_widen (struct engine *e, uint64_t now)
     if (depth_widen (&e->depth, MIN (served, e->request_bound), now))
       depth_say (&e->depth);
   }
-  if (!spread_update (&e->spread, &e->depth, now)) {
+  if (!spread_update (&e->spread, &e->depth, now, left)) {
     if (e->spread.narrowed) {
       e->spread.narrowed = false;
       debug ("connections: no more rate for more requests");

@@ -454,7 +454,8 @@ prepare_cb (struct ev_loop *loop, ev_prepare *w, int revents)
     uint64_t now = now_ns ();
 
     depth_follow (&e->depth, now);
-    engine_widen (e, now);
+    engine_widen (e, now, p->size > p->next_offset ?
+                  p->size - p->next_offset : 0);
   }
   do
     if (!stop_requested (&e->stop))

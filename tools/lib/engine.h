@@ -237,12 +237,12 @@ void engine_set_depth (struct engine *e, unsigned requests,
                        unsigned max_requests, uint64_t max_size,
                        uint64_t unit);
 
-/* From the prepare callback, after the depth's update at now (ns):
- * more connections where what the servers serve at once bounds the
- * rate (tools/lib/spread.h), and a wider cap on requests once they are
- * up.
+/* From the prepare callback, after the depth's update at now (ns),
+ * with left bytes of the pass yet to start: more connections where
+ * what the servers serve at once bounds the rate (tools/lib/spread.h),
+ * and a wider cap on requests once they are up.
  */
-void engine_widen (struct engine *e, uint64_t now);
+void engine_widen (struct engine *e, uint64_t now, uint64_t left);
 
 /* Run the loop over p until it is over.  Stopped by a signal or a
  * failure, it disconnects cleanly and exits instead (tools/lib/stop.h).

@@ -203,7 +203,8 @@ option_help_shared (FILE *fp)
 "  -C N, --connections=N\n"
 "                      connections to each server (1-%d; default %d to\n"
 "                      start with, and up to %d where they bring more\n"
-"                      rate, if the server advertises multi-conn, else 1;\n"
+"                      rate, %d for a long pass from far servers, if\n"
+"                      the server advertises multi-conn, else 1;\n"
 "                      a captive [ CMD ARGS ... ]: 1, never adapted)\n"
 "  --cache=MODE        local image files: default (the page cache) or\n"
 "                      none (O_DIRECT; their servers keep out of it)\n"
@@ -216,7 +217,7 @@ option_help_shared (FILE *fp)
 "  -h, --help          show this help and exit\n"
 "  -V, --version       show the version and exit\n",
            min, max, dflt, MAX_CONNECTIONS, DEFAULT_CONNECTIONS,
-           ADAPT_CONNECTIONS, MAX_TIMEOUT, DEFAULT_TIMEOUT);
+           ADAPT_CONNECTIONS, LONG_CONNECTIONS, MAX_TIMEOUT, DEFAULT_TIMEOUT);
 }
 
 /* The program's version and, as nbdcopy prints it, the libnbd it runs

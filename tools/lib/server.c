@@ -207,7 +207,7 @@ server_connect (struct server *s, struct ev_loop *loop, const char *name,
   /* The default may grow while the program runs (spread.h); a count
    * asked for, or one connection a server must keep to, may not.
    */
-  s->most = wanted == 0 && want > 1 ? ADAPT_CONNECTIONS : want;
+  s->most = wanted == 0 && want > 1 ? LONG_CONNECTIONS : want;
   if (want > 1)
     connect_others (s, want);
 }

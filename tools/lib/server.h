@@ -29,7 +29,7 @@
  *    leaves the set with those it accepted.
  *
  *  - server_widen opens more while the program runs, up to s->most:
- *    ADAPT_CONNECTIONS where the count is the default, the count itself
+ *    LONG_CONNECTIONS where the count is the default, the count itself
  *    otherwise.  The program decides when (spread.h); none is closed
  *    before the end.
  *

@@ -12,10 +12,13 @@
 #include "util.h"
 
 void
-spread_init (struct spread *sp, unsigned connections, unsigned most)
+spread_init (struct spread *sp, unsigned connections, unsigned judged_most,
+             unsigned most)
 {
+  most = MAX (connections, most);
   *sp = (struct spread) {
-    .connections = connections, .most = MAX (connections, most),
+    .connections = connections, .most = most,
+    .judged_most = MIN (MAX (connections, judged_most), most),
   };
 }
 
@@ -78,22 +81,33 @@ judge (struct spread *sp, struct depth *d, uint64_t now_ns)
                     : d->epochs + 1 > sp->raised_at + SPREAD_EPOCHS) {
     sp->judging = false;
     sp->over = !sp->held || d->btlbw < SPREAD_GROWTH * sp->rate_before;
+    sp->far = !sp->over && d->btlbw >= SPREAD_FAR * sp->rate_measured;
   }
   if (!sp->judging && sp->over)
     sp->narrowed = depth_narrow (d, sp->cap, now_ns);
 }
 
 bool
-spread_update (struct spread *sp, struct depth *d, uint64_t now_ns)
+spread_update (struct spread *sp, struct depth *d, uint64_t now_ns,
+               uint64_t left)
 {
+  bool last;
+
   if (sp->judging)
     judge (sp, d, now_ns);
   if (sp->judging || sp->over || sp->connections >= sp->most ||
       !served_bound (d))
     return false;
-  sp->judging = true;
+  /* Past the judged doublings, the last only for a long pass from far
+   * servers, and not judged (spread.h).
+   */
+  last = sp->connections >= sp->judged_most;
+  if (last && (!sp->far || left < d->btlbw * (SPREAD_LONG_NS / 1e9)))
+    return false;
+  sp->judging = !last;
   sp->held = false;
   sp->raised_at = 0;
+  sp->rate_measured = d->btlbw;
   /* Judged against the rate the cap gives, even where BtlBw has not
    * caught up with it yet.
    */
