@@ -145,6 +145,7 @@ EXTRA_DIST += \
 	bench/results/compare-2026-12-07-070105-vm.md \
 	bench/results/compare-2026-12-07-081842-vm.md \
 	bench/results/compare-2026-12-07-085525-vm.md \
+	bench/results/compare-2026-12-08-012706-vm.md \
 	bench/results/compare-2026-12-08-014316-vm.md \
 	bench/results/compare-2026-12-08-015948-vm.md \
 	bench/interleave.sh \
