@@ -455,11 +455,17 @@ def limits(r, cores):
 # The two-core goals of the tools (nbd-evcopy, nbd-evsum) where client
 # and servers share the CPUs: wall time within LIMIT_GOAL of the limit
 # the CPUs allow, and client CPU at most every peer's in the comparison
-# (the same image, so per GiB as well).  The lessons and the other
-# projects' programs are measured, not held to them.
+# (the same image, so per GiB as well).  A tool's peers are the other
+# projects' programs of its own task (PEERS_RE): a checksum is not held
+# to a copy's CPU, nor to nbdcopy's reads thrown away.  The lessons and
+# the other projects' programs are measured, not held to them.
 LIMIT_GOAL = 1.1
 OURS_RE = re.compile(r"nbd-ev(copy|sum)\b")
-OTHERS_RE = re.compile(r"(fixed: |(copy|zero-extent-copy|checksum)-libev\b)")
+PEERS_RE = {
+    "copy": re.compile(r"(nbdcopy\b(?! to (null:|sha256sum))|qemu-img convert\b"
+                       r"|cp\b)"),
+    "sum": re.compile(r"(blksum\b|nbdcopy to sha256sum\b)"),
+}
 GOAL = "the 2-core goal"
 
 
@@ -474,17 +480,15 @@ def two_core_goals(meta, rows, cores, every):
     """The goals judged for each of the tools' commands of a comparison
     with the servers' CPU: rows for the claims tables."""
     goals = []
-    # A setting fixed by hand ("fixed: ...") is the tool's too, and a
-    # lesson is no peer.
-    peers = [label for label, _, _ in rows
-             if not OURS_RE.match(label) and not OTHERS_RE.match(label)]
     # Servers behind nbdkit's delay filter sleep on every request: the
     # wall time is the delay's, and such a comparison judges the tool
     # against its fixed settings instead.
     waits = "--filter=delay" in meta.get("source", "")
     for label, _, r in rows:
-        if not OURS_RE.match(label):
+        m = OURS_RE.match(label)
+        if not m:
             continue
+        peers = [p for p, _, _ in rows if PEERS_RE[m.group(1)].match(p)]
         _, ratio = limits(r, cores)
         point = statistics.median(ratio)
         lo, hi = bootstrap(statistics.median, [ratio], random.Random(1))
