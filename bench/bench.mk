@@ -125,6 +125,10 @@ EXTRA_DIST += \
 	bench/results/2026-12-07-170553-vm-delay.svg \
 	bench/results/2026-12-07-170553-vm.json \
 	bench/results/2026-12-07-170553-vm.md \
+	bench/results/2026-12-08-020649-vm-delay.dat \
+	bench/results/2026-12-08-020649-vm-delay.svg \
+	bench/results/2026-12-08-020649-vm.json \
+	bench/results/2026-12-08-020649-vm.md \
 	bench/results/2026-12-07-180538-vm-request-size.svg \
 	bench/results/2026-12-07-180538-vm.json \
 	bench/results/2026-12-07-180538-vm.md \

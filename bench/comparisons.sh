@@ -954,6 +954,7 @@ define_comparisons ()
     tool=nbd-evcopy args='"$SRC" "$DST"'
     conn_rows 1 2 4 8
     expect wall "$tool" below 1.15 "best of fixed: $tool"
+    rounds 10
     note "Every read, write and zero waits ${ms} ms in the servers (nbdkit's delay filter)."
     run
   fi
