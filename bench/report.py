@@ -480,10 +480,12 @@ def two_core_goals(meta, rows, cores, every):
     """The goals judged for each of the tools' commands of a comparison
     with the servers' CPU: rows for the claims tables."""
     goals = []
-    # Servers behind nbdkit's delay filter sleep on every request: the
-    # wall time is the delay's, and such a comparison judges the tool
-    # against its fixed settings instead.
-    waits = "--filter=delay" in meta.get("source", "")
+    # Servers behind nbdkit's delay filter with a delay sleep on every
+    # request: the wall time is the delay's, and such a comparison
+    # judges the tool against its fixed settings instead.
+    source = meta.get("source", "")
+    waits = "--filter=delay" in source and any(
+        int(ms) > 0 for ms in re.findall(r"\bdelay-\w+=(\d+)ms", source))
     for label, _, r in rows:
         m = OURS_RE.match(label)
         if not m:

@@ -257,14 +257,16 @@ awk '
   on && /^\| [0-9]/ { split($0, c, " \\| "); sub(/^\| /, "", c[1]); sub(/ \|$/, "", c[8]); print c[1], c[2], "|", c[6], "|", c[8] }
 ' "$report" >"$tmpdir/claims"
 # The tools' two-core goals, listed with the claims, are checked apart:
-# 12a's nbd-evsum has both, when 12a ran.
+# 12a's nbd-evsum has its limit, when 12a ran, and is held to no
+# copier's CPU (nbdcopy into null: hashes nothing).
 grep -v ' | the 2-core goal | ' "$tmpdir/claims" | sed 's/ | .*//' \
   >"$tmpdir/claim-rows"
 if grep -q '^## 12a\. ' "$report"; then
-  for g in '12a `nbd-evsum` / its 2-core limit below 1.1 | the 2-core goal' \
-           '12a `nbd-evsum` / `nbdcopy to null:` no-more 1 | the 2-core goal'; do
-    grep -Fq "$g" "$tmpdir/claims" || fail "no goal row: $g"
-  done
+  g='12a `nbd-evsum` / its 2-core limit below 1.1 | the 2-core goal | '
+  grep -F "$g" "$tmpdir/claims" | grep -vq "not judged" ||
+    fail "no goal row judged: $g"
+  ! grep -Fq '12a `nbd-evsum` / `nbdcopy to null:` no-more 1' "$tmpdir/claims" ||
+    fail "nbd-evsum held to the CPU of nbdcopy into null:"
 fi
 cat >"$tmpdir/expected-claims" <<EOF2
 1 \`copy-libev\` / \`copy-libev --init\` below 0.97
@@ -345,7 +347,10 @@ fi
 keep_selected "$tmpdir/expected-claims"
 diff -u "$tmpdir/expected-claims" "$tmpdir/claim-rows" ||
   fail "the report's claims in numbers differ (- expected, + found)"
+# A goal of wall time against the limit is not judged where the servers
+# wait out a delay (comparisons 11 and 12 past 0 ms).
 if grep -v -e ' | borne out$' -e ' | not borne out' -e ' | undecided: ' \
+     -e ' | the 2-core goal | not judged: the servers wait out a delay on every request$' \
      "$tmpdir/claims"; then
   fail "a claim above has no verdict"
 fi

@@ -202,14 +202,19 @@ sed -e 's/^id\tg$/id\th/' -e 's/^title\t.*/title\tSynthetic, servers 50 ms away/
 printf 'source\tnbdkit -r --filter=delay pattern 1G delay-read=50ms\n' >>"$w/h.meta"
 for f in "$w"/g.r*; do
   cp "$f" "$w/h${f#"$w/g"}"
+  cp "$f" "$w/i${f#"$w/g"}"
 done
+# And behind the same filter with no delay: judged as g.
+sed -e 's/^id\tg$/id\ti/' -e 's/^title\t.*/title\tSynthetic, servers 0 ms away/' \
+    "$w/g.meta" >"$w/i.meta"
+printf 'source\tnbdkit -r --filter=delay pattern 1G delay-read=0ms\n' >>"$w/i.meta"
 
 report ()
 {
   python3 "$abs_top_srcdir/bench/report.py" --info "$w/run.info" \
     --output "$tmpdir/report.md" --chart "$tmpdir/chart.svg" \
     --delay-chart "$tmpdir/delay.svg" \
-    "$w/t.meta" "$w/u.meta" "$w/v.meta" "$w/s.meta" "$w/g.meta" "$w/h.meta" \
+    "$w/t.meta" "$w/u.meta" "$w/v.meta" "$w/s.meta" "$w/g.meta" "$w/h.meta" "$w/i.meta" \
     --data "$tmpdir/runs.json"
 }
 report || fail "report.py failed"
@@ -289,8 +294,8 @@ grep -Fq '| `x --request-size=256k` | 0.150 | 0.500 | 0.150 | 0.500 | 0.325 | 1.
   "$tmpdir/report.md" || fail "wrong CPU and limit row for 256k"
 grep -Fq '| `x --request-size=1M` | 0.150 | 0.100 | 0.150 | 0.100 | 0.125 | 0.500 | 4.00 |' \
   "$tmpdir/report.md" || fail "wrong CPU and limit row for 1M"
-[ "$(grep -c '^CPU time and the 2-core limit' "$tmpdir/report.md")" = 3 ] ||
-  fail "a limit table for a comparison without the servers' times (s, g and h have them)"
+[ "$(grep -c '^CPU time and the 2-core limit' "$tmpdir/report.md")" = 4 ] ||
+  fail "a limit table for a comparison without the servers' times (s, g, h and i have them)"
 # The runs beside the report: every run's times, the servers' in
 # seconds, None where they were not recorded.
 python3 - "$tmpdir/runs.json" <<'PY' || fail "wrong runs in the JSON"
@@ -340,6 +345,7 @@ verdict g cpu '`nbd-evsum` / `blksum` no-more 1' "not borne out"
 verdict h wall '`nbd-evcopy` / its 2-core limit below 1.1' \
   "not judged: the servers wait out a delay on every request"
 verdict h cpu '`nbd-evsum` / `blksum` no-more 1' "not borne out"
+verdict i wall '`nbd-evcopy` / its 2-core limit below 1.1' "borne out"
 grep -Fq '| g | `nbd-evsum` / its 2-core limit below 1.1 | wall time | 5.000 [5.000, 5.000] |' \
   "$tmpdir/report.md" || fail "wrong ratio to the limit for nbd-evsum"
 grep -Fq "| \`nbdcopy\` | 0.400 | 1.800 | 0.400 | 1.800 | 1.100 | 2.000 | 1.82 | the servers' CPU |" \
