@@ -54,7 +54,7 @@ stop_server src dst
 # with less left, stays at 4.  null: keeps the pass to the source's
 # reads.
 rm "$tmpdir/src.log"
-start_nbdkit src -r --filter=log --filter=delay pattern 3G delay-read=100ms \
+start_nbdkit src -r --filter=log --filter=delay pattern 3G delay-read=250ms \
   logfile="$tmpdir/src.log"
 nbd-evcopy -v "$src" null: 2>"$tmpdir/v" ||
   fail "long copy failed: $(grep -v slot "$tmpdir/v")"
