@@ -900,12 +900,11 @@ define_comparisons ()
   }
   # delay_expects ID OLD PEER RATIO LESSON: $tool's claims in
   # comparison ID: within $best_bound (1.05 unless set) of the sweep's
-  # best; at 0 ms no slower
-  # than OLD, the fixed settings it had before it adapted, nor than
-  # LESSON, its lesson (none if empty); at 10 ms within 1.2x of its time
-  # at 0 ms and RATIO or less of PEER's time, at 50 ms within 1.5x of
-  # its time at 0 ms, and at 2 ms faster than PEER (no PEER claims if
-  # PEER is empty).
+  # best; at 0 ms no slower than OLD, the fixed settings it had before
+  # it adapted, nor than LESSON, its lesson (none if empty); at 10 ms
+  # within 1.2x of its time at 0 ms and RATIO or less of PEER's time,
+  # at 50 ms within 1.5x of its time at 0 ms, and at 2 ms faster than
+  # PEER (no PEER claims if PEER is empty).
   delay_expects ()
   {
     expect wall "$tool" below "${best_bound:-1.05}" "best of fixed: $tool"
@@ -919,7 +918,6 @@ define_comparisons ()
       50) expect wall "$tool" below 1.5 "${1}a:$tool" ;;
     esac
   }
-
   for d in a:0 b:1 c:2 d:5 e:10 f:20 g:50; do
     delay_begin 11 "$d" copies || continue
     claim "nbd-evcopy's default within 1.05x of its best fixed setting (at 50 ms 1.3x, the sweep reaching 8 connections); at 0 ms no slower than its lesson copy-libev; at 10 ms within 1.2x of its time at 0 ms and at least 1.2x faster than nbdcopy; at 50 ms within 1.5x of its time at 0 ms; at 2 ms faster than nbdcopy"
